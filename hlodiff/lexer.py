@@ -1,0 +1,425 @@
+"""The scanner that feeds grammar/hlo.lark: HLO text to coarse tokens.
+
+An instruction becomes at most six tokens (ROOT, NAME, SHAPE, OPCODE,
+OPERANDS, ATTRS) whatever its length, because the LALR parser's cost is per
+token. The scanner knows just enough HLO to find where each piece ends:
+brackets nest, strings and comments may hold anything, and a line ends an
+instruction unless a bracket is still open or the next line goes on with a
+comma. The common one-line instruction is matched by a single regular
+expression; everything else takes the general bracket-matching path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from lark import Token
+from lark.lexer import Lexer
+
+from .opcodes import is_opcode
+
+
+class ScanError(Exception):
+    """A scanning failure at a character offset; the parser adds path and line."""
+
+    def __init__(self, offset: int, message: str):
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+
+
+class AttrsToken(Token):
+    """The attribute tail of an instruction, already split into (name, value, offset)."""
+
+    __slots__ = ("pairs",)
+
+
+# --- regular expressions ------------------------------------------------------
+
+_SKIP = re.compile(r"(?:[ \t\n]+|/\*.*?\*/|//[^\n]*)*", re.S)
+_SKIP_INLINE = re.compile(r"(?:[ \t]+|/\*.*?\*/)*", re.S)
+_WORD = re.compile(r"%?([A-Za-z_][\w.\-]*)")
+_ATTR_NAME = re.compile(r"([A-Za-z_][\w.\-]*)=")
+_INT = re.compile(r"-?\d+")
+_INTERESTING = re.compile(r"""[(){}\[\]"'/]""")
+_STRINGS = {
+    '"': re.compile(r'"(?:[^"\\]|\\.)*"', re.S),
+    "'": re.compile(r"'(?:[^'\\]|\\.)*'", re.S),
+}
+_CLOSER = {"(": ")", "{": "}", "[": "]"}
+_VALUE_RUN = re.compile(r"""[^\s,{}()\[\]"'/]+|/(?![*/])""")
+
+# One whole ordinary instruction head: [ROOT] name = [shape] opcode(
+_INSTRUCTION_HEAD = re.compile(r"""
+    (?:(ROOT)[ \t]+)?
+    %?([A-Za-z_][\w.\-]*)[ \t]*=[ \t]*
+    (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?)[ \t]+)?
+    ([a-z][a-z0-9\-]*)\(
+    """, re.X)
+# An operand list with no nested parentheses, strings or line breaks.
+_SIMPLE_OPERANDS = re.compile(r"[^()\"'\n]*\)")
+# One ", name=value" whose value is a word, a string or a brace group with no
+# nested braces: metadata, dimensions, calls, kind, to_apply, ...
+_SIMPLE_ATTR = re.compile(r"""
+    [ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=
+    ( "(?:[^"\\\n]|\\.)*"
+    | \{(?:[^{}"\n/]|"(?:[^"\\\n]|\\.)*")*\}
+    | [^\s,{}()\[\]"'/]+
+    )
+    (?=[ \t]*(?:[,\n}]|$))
+    """, re.X)
+_SHAPE_START = re.compile(r"b\(|\(|[a-z][a-z0-9]*\[")
+_TABLE_KEYWORDS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+
+
+def balanced_end(text: str, pos: int) -> int:
+    """Index just past the bracket that closes the one at ``pos``.
+
+    Strings and comments are skipped whole, so a brace inside an op_name or a
+    ``/*index=5*/`` marker does not count.
+    """
+    stack = [_CLOSER[text[pos]]]
+    i = pos + 1
+    search = _INTERESTING.search
+    while True:
+        m = search(text, i)
+        if m is None:
+            raise ScanError(pos, f"'{text[pos]}' is never closed")
+        c = m.group()
+        j = m.start()
+        if c in "({[":
+            stack.append(_CLOSER[c])
+            i = j + 1
+        elif c in ")}]":
+            if c != stack[-1]:
+                raise ScanError(j, f"expected '{stack[-1]}' but found '{c}'")
+            stack.pop()
+            i = j + 1
+            if not stack:
+                return i
+        elif c == "/":
+            i = _comment_end(text, j)
+        else:
+            i = _string_end(text, j)
+
+
+def _string_end(text: str, pos: int) -> int:
+    m = _STRINGS[text[pos]].match(text, pos)
+    if m is None:
+        raise ScanError(pos, "string is never closed")
+    return m.end()
+
+
+def _comment_end(text: str, pos: int) -> int:
+    """Index after the comment starting at ``pos``, or ``pos + 1`` for a lone '/'."""
+    if text.startswith("/*", pos):
+        end = text.find("*/", pos + 2)
+        if end < 0:
+            raise ScanError(pos, "comment is never closed")
+        return end + 2
+    if text.startswith("//", pos):
+        end = text.find("\n", pos)
+        return len(text) if end < 0 else end
+    return pos + 1
+
+
+def skip(text: str, pos: int) -> int:
+    """Skip white space and comments (across lines)."""
+    pos = _SKIP.match(text, pos).end()
+    if text.startswith("/*", pos):
+        raise ScanError(pos, "comment is never closed")
+    return pos
+
+
+def value_end(text: str, pos: int) -> int:
+    """Index after an attribute value starting at ``pos``.
+
+    A value is a run of words, strings and bracket groups; it may contain
+    spaces (``mesh['x'=2] {'x'}``) but ends at a comma, a line break or a
+    closing brace at its own level.
+    """
+    start = pos
+    n = len(text)
+    while pos < n:
+        c = text[pos]
+        if c in "({[":
+            pos = balanced_end(text, pos)
+        elif c in "\"'":
+            pos = _string_end(text, pos)
+        elif c == " " or c == "\t":
+            ahead = _SKIP_INLINE.match(text, pos).end()
+            if ahead >= n or text[ahead] in ",\n})]" or text.startswith("//", ahead):
+                break
+            pos = ahead
+        elif c in ",\n)}]":
+            break
+        elif c == "/" and text.startswith(("/*", "//"), pos):
+            break
+        else:
+            pos = _VALUE_RUN.match(text, pos).end()
+    if pos == start:
+        raise ScanError(start, "expected a value")
+    return pos
+
+
+def shape_end(text: str, pos: int) -> int:
+    """Index after a shape starting at ``pos`` (array, tuple or buffer shape)."""
+    if text.startswith("b(", pos):
+        return balanced_end(text, pos + 1)
+    if text.startswith("(", pos):
+        return balanced_end(text, pos)
+    m = _SHAPE_START.match(text, pos)
+    if m is None:
+        raise ScanError(pos, "expected a shape")
+    end = balanced_end(text, m.end() - 1)
+    # A layout: "{" followed by a digit or ":" (so "f32[]{}" is not one).
+    if end < len(text) and text[end] == "{":
+        after = _SKIP_INLINE.match(text, end + 1).end()
+        if after < len(text) and (text[after].isdigit() or text[after] == ":"):
+            end = balanced_end(text, end)
+    return end
+
+
+class HloScanner:
+    """Turns HLO text into the tokens grammar/hlo.lark is written over."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+        self.line = 1
+        self._line_pos = 0  # offset up to which self.line is counted
+
+    # -- helpers ----------------------------------------------------------
+
+    def _token(self, kind: str, value: str, start: int) -> Token:
+        return Token(kind, value, start, self._line_at(start))
+
+    def _line_at(self, offset: int) -> int:
+        if offset >= self._line_pos:
+            self.line += self.text.count("\n", self._line_pos, offset)
+        else:
+            self.line -= self.text.count("\n", offset, self._line_pos)
+        self._line_pos = offset
+        return self.line
+
+    def _skip(self) -> None:
+        self.pos = skip(self.text, self.pos)
+
+    def _word(self, what: str) -> tuple[str, int]:
+        m = _WORD.match(self.text, self.pos)
+        if m is None:
+            raise ScanError(self.pos, f"expected {what}")
+        self.pos = m.end()
+        return m.group(1), m.start()
+
+    def _at_word(self, word: str) -> bool:
+        text, pos = self.text, self.pos
+        if not text.startswith(word, pos):
+            return False
+        end = pos + len(word)
+        return end >= len(text) or not (text[end].isalnum() or text[end] in "_.-")
+
+    # -- the token stream ---------------------------------------------------
+
+    def tokens(self) -> Iterator[Token]:
+        text = self.text
+        self._skip()
+        if self.pos >= len(text):
+            raise ScanError(self.pos, "no HloModule, ENTRY or computation: the input is empty")
+        if self._at_word("HloModule"):
+            yield from self._header()
+        self._skip()
+        if self._at_word("FileNames"):
+            yield from self._stack_frame_index()
+        self._skip()
+        if self.pos >= len(text):
+            raise ScanError(self.pos, "the module has no computation")
+        while self.pos < len(text):
+            yield from self._computation()
+            self._skip()
+
+    def _header(self) -> Iterator[Token]:
+        yield self._token("KW_HLOMODULE", "HloModule", self.pos)
+        self.pos += len("HloModule")
+        self._skip()
+        name, start = self._word("a module name after HloModule")
+        yield self._token("MODULE_NAME", name, start)
+        if self.text.startswith(":", self.pos):  # old style "HloModule name:"
+            self.pos += 1
+        while True:
+            self._skip()
+            if not self.text.startswith(",", self.pos):
+                return
+            self.pos += 1
+            self._skip()
+            start = self.pos
+            m = _ATTR_NAME.match(self.text, self.pos)
+            if m is None:
+                raise ScanError(self.pos, "expected a header attribute name=value")
+            self.pos = value_end(self.text, m.end())
+            yield self._token("HEADER_ATTR", self.text[start:self.pos], start)
+
+    def _stack_frame_index(self) -> Iterator[Token]:
+        text = self.text
+        for keyword in _TABLE_KEYWORDS:
+            self._skip()
+            if not self._at_word(keyword):
+                raise ScanError(self.pos, f"expected {keyword} in the stack frame index")
+            yield self._token("KW_" + keyword.upper(), keyword, self.pos)
+            self.pos += len(keyword)
+            while True:
+                self._skip()
+                m = _INT.match(text, self.pos)
+                if m is None:
+                    break
+                start = self.pos
+                self.pos = skip(text, m.end())
+                if self.pos < len(text) and text[self.pos] == "{":
+                    self.pos = balanced_end(text, self.pos)
+                elif self.pos < len(text) and text[self.pos] == '"':
+                    self.pos = _string_end(text, self.pos)
+                else:
+                    raise ScanError(self.pos, f"expected a string or {{...}} in {keyword}")
+                yield self._token("TABLE_ENTRY", text[start:self.pos], start)
+
+    def _computation(self) -> Iterator[Token]:
+        text = self.text
+        if self._at_word("ENTRY"):
+            yield self._token("KW_ENTRY", "ENTRY", self.pos)
+            self.pos += len("ENTRY")
+            self._skip()
+        name, start = self._word("a computation name")
+        yield self._token("COMP_NAME", name, start)
+        self._skip()
+        if text.startswith("(", self.pos):
+            start = self.pos
+            self.pos = skip(text, balanced_end(text, self.pos))
+            if not text.startswith("->", self.pos):
+                raise ScanError(self.pos, "expected '->' and the result shape")
+            self.pos = shape_end(text, skip(text, self.pos + 2))
+            yield self._token("SIGNATURE", text[start:self.pos], start)
+            self._skip()
+        if not text.startswith("{", self.pos):
+            raise ScanError(self.pos, "expected '{' to open the computation")
+        yield self._token("LBRACE", "{", self.pos)
+        self.pos += 1
+        while True:
+            self._skip()
+            if self.pos >= len(text):
+                raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
+            if text[self.pos] == "}":
+                break
+            yield from self._instruction()
+        yield self._token("RBRACE", "}", self.pos)
+        self.pos += 1
+        after = _SKIP_INLINE.match(text, self.pos).end()
+        if text.startswith(",", after):
+            self.pos = skip(text, after + 1)
+            m = _ATTR_NAME.match(text, self.pos)
+            if m is None or m.group(1) != "execution_thread":
+                raise ScanError(self.pos, "expected execution_thread= after the computation")
+            start = self.pos
+            self.pos = value_end(text, m.end())
+            yield self._token("EXEC_THREAD", text[m.end():self.pos], start)
+
+    def _instruction(self) -> Iterator[Token]:
+        text = self.text
+        m = _INSTRUCTION_HEAD.match(text, self.pos)
+        if m is not None and is_opcode(m.group(4)):
+            root, name, shape, opcode = m.groups()
+            if root:
+                yield self._token("KW_ROOT", root, m.start(1))
+            yield self._token("NAME", name, m.start(2))
+            if shape:
+                yield Token("SHAPE", shape, m.start(3))
+            opcode_at = m.start(4)
+            self.pos = m.end()
+        else:
+            yield from self._instruction_head()
+            opcode_at = self.pos
+            opcode = _WORD.match(text, self.pos)
+            if opcode is None or text.startswith("%", self.pos):
+                raise ScanError(self.pos, "expected an opcode")
+            opcode = opcode.group(1)
+            self.pos = skip(text, opcode_at + len(opcode))
+            if not text.startswith("(", self.pos):
+                raise ScanError(self.pos, f"expected '(' after the opcode {opcode}")
+            self.pos += 1
+            if not is_opcode(opcode):
+                raise ScanError(opcode_at, f'unknown opcode "{opcode}"')
+        yield Token("OPCODE", opcode, opcode_at)
+        # Operands: everything up to the matching ')'.
+        start = self.pos
+        m = _SIMPLE_OPERANDS.match(text, start)
+        end = m.end() if m is not None else balanced_end(text, start - 1)
+        yield Token("OPERANDS", text[start:end - 1], start)
+        self.pos = end
+        yield from self._attributes()
+
+    def _instruction_head(self) -> Iterator[Token]:
+        """[ROOT] name = [shape], the slow way (comments, odd spacing, tuple shapes)."""
+        text = self.text
+        if self._at_word("ROOT"):
+            yield self._token("KW_ROOT", "ROOT", self.pos)
+            self.pos = skip(text, self.pos + 4)
+        name, start = self._word("an instruction name")
+        yield self._token("NAME", name, start)
+        self._skip()
+        if not text.startswith("=", self.pos):
+            raise ScanError(self.pos, f"expected '=' after the instruction name {name}")
+        self._skip_to(self.pos + 1)
+        m = _SHAPE_START.match(text, self.pos)
+        if m is not None:
+            start = self.pos
+            self.pos = shape_end(text, self.pos)
+            yield Token("SHAPE", text[start:self.pos], start)
+            self._skip()
+
+    def _skip_to(self, pos: int) -> None:
+        self.pos = skip(self.text, pos)
+
+    def _attributes(self) -> Iterator[Token]:
+        text = self.text
+        start = self.pos
+        pairs = []
+        simple = _SIMPLE_ATTR.match
+        while True:
+            m = simple(text, self.pos)
+            if m is not None:
+                pairs.append((m.group(1), m.group(2), m.start(2)))
+                self.pos = m.end()
+                continue
+            after = skip(text, self.pos)
+            if not text.startswith(",", after):
+                break
+            name_at = skip(text, after + 1)
+            m = _ATTR_NAME.match(text, name_at)
+            if m is None:
+                raise ScanError(name_at, "expected an attribute name=value after ','")
+            value_at = skip(text, m.end())
+            self.pos = value_end(text, value_at)
+            pairs.append((m.group(1), text[value_at:self.pos], value_at))
+        if pairs:
+            token = AttrsToken("ATTRS", text[start:self.pos], start)
+            token.pairs = pairs
+            yield token
+        self._check_instruction_end()
+
+    def _check_instruction_end(self) -> None:
+        """An instruction must end its line (or close its computation)."""
+        text = self.text
+        after = _SKIP_INLINE.match(text, self.pos).end()
+        if after >= len(text) or text[after] in "\n}" or text.startswith("//", after):
+            return
+        raise ScanError(after, f"unexpected text after the instruction: {text[after:after + 20]!r}")
+
+
+class CoarseLexer(Lexer):
+    """Lark's hook for a custom lexer: delegates to ``HloScanner``."""
+
+    def __init__(self, lexer_conf):  # Lark passes its configuration; nothing to keep
+        pass
+
+    def lex(self, text: str) -> Iterator[Token]:  # Lark hands a custom lexer the text
+        return HloScanner(text).tokens()

@@ -1,0 +1,369 @@
+"""The typed view of an HLO module: frozen dataclasses, one per concept.
+
+Parsing builds these; aligning and diffing read them. Instances are
+immutable and compare by content, so a test can say ``parse(a) == parse(b)``.
+Positions in the file (``line``) do not take part in comparisons: the same
+program printed twice compares equal wherever its lines fall.
+
+Pieces that are costly to read and rarely needed (attribute values,
+literals, origins) are parsed on first access and cached; a syntax error in
+them is raised then, with its line and column in the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from .errors import Source
+
+
+# --- shapes -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layout:
+    """Minor-to-major order plus the optional fields after ':' (tiles, memory space...)."""
+
+    minor_to_major: tuple[int, ...] | None
+    fields: str = ""  # canonical text of what follows ':', e.g. "T(8,128)S(1)"
+
+    def __str__(self) -> str:
+        order = "" if self.minor_to_major is None else ",".join(map(str, self.minor_to_major))
+        return "{" + order + (":" + self.fields if self.fields else "") + "}"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An array, tuple or buffer shape.
+
+    ``dimensions`` holds an int per static or bounded dimension and ``None``
+    for an unbounded one (``?``); ``dynamic`` marks bounded ones (``<=8``).
+    """
+
+    element_type: str  # "f32", ..., or "tuple" / "buffer"
+    dimensions: tuple[int | None, ...] = ()
+    dynamic: tuple[bool, ...] = ()
+    layout: Layout | None = None
+    tuple_shapes: tuple[Shape, ...] = ()
+
+    @property
+    def is_tuple(self) -> bool:
+        return self.element_type == "tuple"
+
+    @property
+    def rank(self) -> int:
+        return len(self.dimensions)
+
+    @property
+    def element_count(self) -> int | None:
+        count = 1
+        for d in self.dimensions:
+            if d is None:
+                return None
+            count *= d
+        return count
+
+    def without_layout(self) -> Shape:
+        if self.is_tuple:
+            return Shape("tuple", tuple_shapes=tuple(s.without_layout() for s in self.tuple_shapes))
+        if self.element_type == "buffer":
+            return Shape("buffer", tuple_shapes=(self.tuple_shapes[0].without_layout(),))
+        return Shape(self.element_type, self.dimensions, self.dynamic)
+
+    def __str__(self) -> str:
+        if self.is_tuple:
+            return "(" + ", ".join(map(str, self.tuple_shapes)) + ")"
+        if self.element_type == "buffer":
+            return f"b({self.tuple_shapes[0]})"
+        dims = ",".join("?" if d is None else (f"<={d}" if dyn else str(d))
+                        for d, dyn in zip(self.dimensions, self.dynamic))
+        layout = "" if self.layout is None else str(self.layout)
+        return f"{self.element_type}[{dims}]{layout}"
+
+
+# --- literals -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Literal:
+    """The value of a constant, as printed and as numbers.
+
+    ``text`` is the literal exactly as the dump prints it (between the
+    parentheses of ``constant(...)``); ``elements`` are the printed element
+    texts in row-major order; ``values`` the same as Python numbers (bool,
+    int, float, complex). ``elided`` is true for ``{...}``: XLA printed no
+    values (rerun with ``--xla_dump_large_constants`` to see them).
+    Tuple literals hold their parts in ``parts`` instead.
+    """
+
+    text: str
+    elements: tuple[str, ...] = ()
+    elided: bool = False
+    parts: tuple[Literal, ...] = ()
+
+    @cached_property
+    def values(self) -> tuple[Any, ...]:
+        from .values import element_value
+        return tuple(element_value(e) for e in self.elements)
+
+    @property
+    def is_scalar(self) -> bool:
+        return not self.parts and not self.elided and len(self.elements) == 1 and "{" not in self.text
+
+
+# --- origins --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of the Python call stack that produced an instruction."""
+
+    file: str
+    function: str
+    line: int
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an instruction came from in the user's program, from its metadata."""
+
+    op_type: str | None = None
+    op_name: str | None = None
+    source_file: str | None = None
+    source_line: int | None = None
+    stack: tuple[Frame, ...] = ()  # innermost frame first
+
+    @property
+    def name_scope(self) -> str | None:
+        """The op_name without its last component: the enclosing scopes."""
+        if not self.op_name or "/" not in self.op_name:
+            return None
+        return self.op_name.rsplit("/", 1)[0]
+
+    @property
+    def location(self) -> str | None:
+        """``file:line`` of the user's code, from source_* or else the innermost frame."""
+        if self.source_file:
+            return f"{self.source_file}:{self.source_line}" if self.source_line else self.source_file
+        if self.stack:
+            return f"{self.stack[0].file}:{self.stack[0].line}"
+        return None
+
+    def __bool__(self) -> bool:
+        return any((self.op_type, self.op_name, self.source_file, self.source_line, self.stack))
+
+
+@dataclass(frozen=True)
+class StackFrameTable:
+    """The FileNames / FunctionNames / FileLocations / StackFrames tables of a module.
+
+    Ids are 1-based, as printed. ``locations`` maps an id to
+    (file id, function id, line, column); ``frames`` maps a frame id to
+    (location id, parent frame id or 0). Parent ids are stored resolved: the
+    printer of JAX 0.10 / XLA prints each ``parent_frame_id`` as the parent's
+    id plus one (checked on real dumps: a frame whose parent is frame 3
+    prints 4, and an outermost frame prints 1), and the parser undoes that.
+    """
+
+    file_names: dict[int, str]
+    function_names: dict[int, str]
+    locations: dict[int, tuple[int, int, int, int]]
+    frames: dict[int, tuple[int, int]]
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.file_names.items()), tuple(self.frames.items())))
+
+    def stack(self, frame_id: int) -> tuple[Frame, ...]:
+        """The call stack for ``frame_id``, innermost frame first."""
+        out: list[Frame] = []
+        seen: set[int] = set()
+        while frame_id in self.frames and frame_id not in seen:
+            seen.add(frame_id)
+            location_id, parent = self.frames[frame_id]
+            file_id, function_id, line, column = self.locations.get(location_id, (0, 0, 0, 0))
+            out.append(Frame(self.file_names.get(file_id, "?"),
+                             self.function_names.get(function_id, "?"), line, column))
+            frame_id = parent
+        return tuple(out)
+
+
+# --- attributes and instructions ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Attribute:
+    """``name=value`` after an instruction's operands (or in the module header).
+
+    ``text`` is the value as printed; ``value`` parses it with the generic
+    value grammar into plain Python data (dicts for ``{k=v ...}`` groups,
+    lists for other brackets, numbers, strings), which is what the differ
+    compares, so spacing and quoting differences do not count.
+    """
+
+    name: str
+    text: str
+    offset: int = field(default=-1, compare=False, repr=False)  # of the value, in the file
+    source: Source | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def value(self) -> Any:
+        from .values import attribute_value
+        return attribute_value(self)
+
+
+_CALL_ATTRIBUTES = ("calls", "to_apply", "condition", "body", "select", "scatter",
+                    "true_computation", "false_computation", "branch_computations",
+                    "called_computations")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One HLO instruction.
+
+    ``operands`` are the names of the instructions it reads, in order.
+    ``attributes`` keep the printed order. Typed accessors give the
+    attributes the differ needs: ``metadata``, ``literal``,
+    ``called_computations``, ``dimensions``, ``parameter_number``.
+    """
+
+    name: str
+    opcode: str
+    shape: Shape | None
+    operands: tuple[str, ...]
+    attributes: tuple[Attribute, ...] = ()
+    is_root: bool = False
+    operand_text: str = field(default="", repr=False)  # raw, for constants and parameters
+    line: int = field(default=0, compare=False)
+    operand_offset: int = field(default=-1, compare=False, repr=False)
+    source: Source | None = field(default=None, compare=False, repr=False)
+
+    def attribute(self, name: str) -> Attribute | None:
+        for a in self.attributes:
+            if a.name == name:
+                return a
+        return None
+
+    @cached_property
+    def metadata(self) -> dict[str, Any]:
+        """The ``metadata={...}`` fields (op_type, op_name, source_file, ...), or {}."""
+        attr = self.attribute("metadata")
+        if attr is None:
+            return {}
+        from .values import metadata_fields
+        return metadata_fields(attr)
+
+    @cached_property
+    def literal(self) -> Literal | None:
+        """The value of a ``constant``; None for other opcodes."""
+        if self.opcode != "constant":
+            return None
+        from .values import parse_literal
+        return parse_literal(self.operand_text, self.shape, self.source, self.operand_offset)
+
+    @cached_property
+    def called_computations(self) -> tuple[str, ...]:
+        """Names of the computations this instruction calls (to_apply, calls, body, ...)."""
+        from .values import computation_names
+        names: list[str] = []
+        for a in self.attributes:
+            if a.name in _CALL_ATTRIBUTES:
+                names.extend(computation_names(a))
+        return tuple(names)
+
+    @property
+    def parameter_number(self) -> int | None:
+        if self.opcode != "parameter":
+            return None
+        return int(self.operand_text.strip())
+
+    def int_list(self, name: str) -> tuple[int, ...] | None:
+        """An attribute like ``dimensions={0,1}`` as ints, or None when absent."""
+        attr = self.attribute(name)
+        if attr is None:
+            return None
+        from .values import int_list
+        return int_list(attr)
+
+
+@dataclass(frozen=True)
+class Computation:
+    """A named list of instructions; the entry computation is the program's main."""
+
+    name: str
+    instructions: tuple[Instruction, ...]
+    is_entry: bool = False
+    execution_thread: str | None = None
+    line: int = field(default=0, compare=False)
+    offset: int = field(default=-1, compare=False, repr=False)
+
+    @cached_property
+    def root(self) -> Instruction:
+        for instruction in self.instructions:
+            if instruction.is_root:
+                return instruction
+        return self.instructions[-1]
+
+    @cached_property
+    def parameters(self) -> tuple[Instruction, ...]:
+        """The ``parameter(N)`` instructions, ordered by N."""
+        params = [i for i in self.instructions if i.opcode == "parameter"]
+        return tuple(sorted(params, key=lambda i: i.parameter_number or 0))
+
+    @cached_property
+    def by_name(self) -> dict[str, Instruction]:
+        return {i.name: i for i in self.instructions}
+
+
+@dataclass(frozen=True)
+class Module:
+    """A parsed HLO module: header, stack-frame tables and computations in order."""
+
+    name: str
+    computations: tuple[Computation, ...]
+    header: tuple[Attribute, ...] = ()
+    frames: StackFrameTable | None = None
+    path: str | None = field(default=None, compare=False)
+
+    @cached_property
+    def entry(self) -> Computation:
+        """The ENTRY computation, or the last one when none is marked (XLA's rule)."""
+        for computation in self.computations:
+            if computation.is_entry:
+                return computation
+        return self.computations[-1]
+
+    @cached_property
+    def by_name(self) -> dict[str, Computation]:
+        return {c.name: c for c in self.computations}
+
+    def computation(self, name: str) -> Computation:
+        return self.by_name[name]
+
+    def header_attribute(self, name: str) -> Attribute | None:
+        for a in self.header:
+            if a.name == name:
+                return a
+        return None
+
+    @property
+    def instruction_count(self) -> int:
+        return sum(len(c.instructions) for c in self.computations)
+
+    def instructions(self):
+        """Every (computation, instruction) pair, in file order."""
+        for computation in self.computations:
+            for instruction in computation.instructions:
+                yield computation, instruction
+
+    def origin(self, instruction: Instruction) -> Origin:
+        """Where ``instruction`` came from, with the stack resolved from the frame tables."""
+        md = instruction.metadata
+        if not md:
+            return Origin()
+        stack: tuple[Frame, ...] = ()
+        frame_id = md.get("stack_frame_id")
+        if self.frames is not None and isinstance(frame_id, int):
+            stack = self.frames.stack(frame_id)
+        line = md.get("source_line")
+        return Origin(op_type=md.get("op_type"), op_name=md.get("op_name"),
+                      source_file=md.get("source_file"),
+                      source_line=line if isinstance(line, int) else None, stack=stack)

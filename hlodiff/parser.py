@@ -1,0 +1,306 @@
+"""HLO text to a ``Module``: the public ``parse`` and ``parse_file``.
+
+grammar/hlo.lark describes the structure; hlodiff/lexer.py cuts the text
+into its coarse tokens; the ``_ModuleBuilder`` callbacks run inside Lark's
+LALR parser (``transformer=``), so model objects are built during the parse
+with no intermediate tree. Shapes and operand lists are read at once (each
+distinct shape only once); attribute values and literals when first used,
+or at once with ``strict=True``.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from pathlib import Path
+
+from lark import Token, Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedInput
+
+from .errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
+from .grammar_files import lalr
+from .lexer import CoarseLexer, ScanError, shape_end, skip
+from .model import Attribute, Computation, Instruction, Module, StackFrameTable
+from .values import (PieceError, check_attribute, parse_literal, parse_operands,
+                     parse_shape, parse_value)
+
+_NO_OPERAND_NAMES = frozenset({"parameter", "constant"})
+
+
+class _Failure(Exception):
+    """Carries a PieceError out of a Lark callback with the offset it applies to."""
+
+    def __init__(self, offset: int, message: str):
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+
+
+@v_args(inline=True)
+class _ModuleBuilder(Transformer):
+    """Lark callbacks that build model objects as rules are reduced."""
+
+    source: Source  # set by parse() before each run; Lark keeps one builder per parser
+
+    def _shape(self, token: Token | None):
+        if token is None:
+            return None
+        try:
+            return parse_shape(str(token))
+        except PieceError as err:
+            raise _Failure(token.start_pos + err.offset, err.message) from None
+
+    def instruction(self, root, name, shape, opcode, operands, attrs):
+        text = str(operands)
+        if opcode in _NO_OPERAND_NAMES:
+            names = ()
+        else:
+            try:
+                names = parse_operands(text)
+            except PieceError as err:
+                raise _Failure(operands.start_pos + err.offset, err.message) from None
+        source = self.source
+        attributes = () if attrs is None else tuple(
+            Attribute(n, v, o, source) for n, v, o in attrs.pairs)
+        return Instruction(str(name), str(opcode), self._shape(shape), names, attributes,
+                           root is not None, text, name.line, operands.start_pos, source)
+
+    def computation(self, entry, name, signature, _lbrace, *rest):
+        *instructions, _rbrace, thread = rest
+        roots = [i for i in instructions if i.is_root]
+        if len(roots) > 1:
+            raise _Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
+        if signature is not None:
+            self._check_signature(signature)
+        thread_name = None if thread is None else str(parse_value(str(thread)))
+        return Computation(str(name), tuple(instructions), entry is not None, thread_name,
+                           name.line, name.start_pos)
+
+    def _check_signature(self, signature: Token) -> None:
+        """The result shape after '->' must be a shape; parameter shapes too."""
+        text = str(signature)
+        arrow = text.rfind("->")
+        self._shape(Token("SHAPE", text[arrow + 2:].strip(), signature.start_pos + arrow + 2
+                          + (len(text[arrow + 2:]) - len(text[arrow + 2:].lstrip()))))
+
+    def header(self, _kw, name, *attrs):
+        return str(name), tuple(self._header_attribute(a) for a in attrs)
+
+    def _header_attribute(self, token: Token) -> Attribute:
+        text = str(token)
+        name, _, value = text.partition("=")
+        attribute = Attribute(name, value, token.start_pos + len(name) + 1, self.source)
+        try:
+            check_header_attribute(attribute)
+        except PieceError as err:
+            raise _Failure(attribute.offset + err.offset, err.message) from None
+        return attribute
+
+    def stack_frame_index(self, *items):
+        tables: list[list[Token]] = []
+        for item in items:
+            if item.type.startswith("KW_"):
+                tables.append([])
+            else:
+                tables[-1].append(item)
+        return _frame_table(*tables)
+
+    def start(self, header, frames, *computations):
+        entries = [c for c in computations if c.is_entry]
+        if len(entries) > 1:
+            raise _Failure(entries[1].offset,
+                           f"more than one ENTRY computation: {entries[0].name} and {entries[1].name}")
+        if header is None:
+            name = "module_" + (entries[0].name if entries else computations[-1].name)
+            attrs = ()
+        else:
+            name, attrs = header
+        return Module(name, tuple(computations), attrs, frames, self.source.path)
+
+
+_MODULE_BUILDER = _ModuleBuilder()
+
+
+def _frame_table(files, functions, locations, frames) -> StackFrameTable:
+    def entries(tokens):
+        for token in tokens:
+            key, _, rest = str(token).strip().partition(" ")
+            yield int(key), parse_value(rest.strip())
+
+    def fields(value, names):
+        return tuple(int(value.get(n, 0)) for n in names)
+
+    location_table = {k: fields(v, ("file_name_id", "function_name_id", "line", "column"))
+                      for k, v in entries(locations)}
+    frame_table = {}
+    for key, value in entries(frames):
+        location_id, printed_parent = fields(value, ("file_location_id", "parent_frame_id"))
+        # Printed as the parent's id plus one; 1 (or 0) means no parent.
+        frame_table[key] = (location_id, max(0, printed_parent - 1))
+    return StackFrameTable(dict(entries(files)), dict(entries(functions)), location_table, frame_table)
+
+
+# --- header attributes -------------------------------------------------------------------
+
+_SHAPE_INDEX = re.compile(r"\{\s*(?:\d+\s*(?:,\s*\d+\s*)*)?\}")
+
+
+def check_header_attribute(attribute: Attribute) -> None:
+    """Check the header attributes whose form XLA enforces; raise PieceError."""
+    name, text = attribute.name, attribute.text
+    if name == "entry_computation_layout":
+        inner = text.strip()
+        if not (inner.startswith("{") and inner.endswith("}")):
+            raise PieceError(0, "entry_computation_layout must be {(parameter shapes)->result shape}")
+        _check_layout_signature(inner[1:-1], 1)
+    elif name in ("input_output_alias", "buffer_donor"):
+        _check_alias_table(name, text)
+    else:
+        try:
+            parse_value(text)
+        except PieceError:
+            raise
+
+
+def _check_layout_signature(text: str, base: int) -> None:
+    try:
+        pos = skip(text, 0)
+        end = shape_end(text, pos)  # the parameter tuple
+        parse_shape(text[pos:end])
+        pos = skip(text, end)
+        if not text.startswith("->", pos):
+            raise PieceError(base + pos, "expected '->' in entry_computation_layout")
+        pos = skip(text, pos + 2)
+        end = shape_end(text, pos)
+        parse_shape(text[pos:end])
+    except ScanError as err:
+        raise PieceError(base + err.offset, err.message) from None
+    except PieceError as err:
+        raise PieceError(base + pos + err.offset, err.message) from None
+
+
+_ALIAS_ENTRY = re.compile(r"""\s*(\{[^{}]*\})\s*:\s*\(\s*(\S+?)\s*,\s*(\{[^{}]*\})\s*(?:,\s*(\S+?)\s*)?\)\s*""")
+_DONOR_ENTRY = re.compile(r"""\s*\(\s*(\S+?)\s*,\s*(\{[^{}]*\})\s*\)\s*""")
+
+
+def _check_alias_table(name: str, text: str) -> None:
+    """``input_output_alias={ {0}: (0, {}, may-alias), ... }`` / ``buffer_donor={ (0, {}) }``."""
+    stripped = text.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        raise PieceError(0, f"{name} must be a brace-enclosed list")
+    from .values import _split_operands
+    lead = text.index("{") + 1
+    for offset, entry in _split_operands(stripped[1:-1]) if stripped[1:-1].strip() else []:
+        at = lead + offset
+        if name == "input_output_alias":
+            m = _ALIAS_ENTRY.fullmatch(entry)
+            if m is None:
+                raise PieceError(at, "expected {output index}: (parameter, {parameter index}[, kind])")
+            out_index, param, param_index, kind = m.groups()
+            indices = (out_index, param_index)
+            if kind is not None and kind not in ("may-alias", "must-alias"):
+                raise PieceError(at, f'unknown alias kind "{kind}"')
+        else:
+            m = _DONOR_ENTRY.fullmatch(entry)
+            if m is None:
+                raise PieceError(at, "expected (parameter, {parameter index})")
+            param, param_index = m.groups()
+            indices = (param_index,)
+        if not param.isdigit():
+            raise PieceError(at, f'parameter number "{param}" is not an integer')
+        for index in indices:
+            if not _SHAPE_INDEX.fullmatch(index):
+                raise PieceError(at, f"shape index {index} must be {{}} or {{integers}}")
+
+
+# --- public entry points -------------------------------------------------------------------
+
+def parse(text: str, *, path: str | None = None, strict: bool = False) -> Module:
+    """Parse HLO text into a ``Module``.
+
+    Accepts modules with or without the ``HloModule`` header, in every print
+    style XLA has used. Attribute values and literals are read on first use;
+    ``strict=True`` reads them all now, so that any syntax error in them is
+    raised here. Errors are ``HloSyntaxError`` with path, line and column.
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    parser = lalr("hlo", lexer=CoarseLexer, transformer=_MODULE_BUILDER)
+    _MODULE_BUILDER.source = Source(text, path)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # the parse allocates millions of objects and frees none
+    try:
+        module = parser.parse(text)
+    except ScanError as err:
+        raise syntax_error_at(text, err.offset, err.message, path) from None
+    except _Failure as err:
+        raise _failure_error(text, err, path) from None
+    except UnexpectedInput as err:
+        raise _unexpected(text, err, path) from None
+    except LarkError as err:
+        inner = getattr(err, "orig_exc", None)
+        if isinstance(inner, ScanError):
+            raise syntax_error_at(text, inner.offset, inner.message, path) from None
+        if isinstance(inner, _Failure):
+            raise _failure_error(text, inner, path) from None
+        raise HloSyntaxError(str(err), path=path) from None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    if strict:
+        check(module)
+    return module
+
+
+def _failure_error(text: str, err: _Failure, path: str | None) -> HloSyntaxError:
+    if err.offset < 0:
+        return HloSyntaxError(err.message, path=path)
+    return syntax_error_at(text, err.offset, err.message, path)
+
+
+def _unexpected(text: str, err: UnexpectedInput, path: str | None) -> HloSyntaxError:
+    token = getattr(err, "token", None)
+    if token is None or token.type == "$END":
+        return syntax_error_at(text, len(text), "the text ends too early", path)
+    expected = sorted(getattr(err, "expected", ()) or ())
+    what = {"RBRACE": "'}'", "NAME": "an instruction", "LBRACE": "'{'"}
+    wanted = ", ".join(what.get(e, e) for e in expected[:4])
+    return syntax_error_at(text, token.start_pos, f"unexpected {str(token)[:30]!r}"
+                           + (f", expected {wanted}" if wanted else ""), path)
+
+
+def check(module: Module) -> None:
+    """Read every attribute value and literal of ``module``; raise the first error."""
+    for _, instruction in module.instructions():
+        for attribute in instruction.attributes:
+            check_attribute(attribute)
+        if instruction.opcode == "constant":
+            parse_literal(instruction.operand_text, instruction.shape, instruction.source,
+                          instruction.operand_offset)
+
+
+def read_text(path: str | Path) -> str:
+    """Read a dump file as text, with errors a user can act on."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except IsADirectoryError:
+        raise HlodiffError(f"{p}: is a directory, expected an HLO text file") from None
+    except FileNotFoundError:
+        raise HlodiffError(f"{p}: no such file") from None
+    except OSError as err:
+        raise HlodiffError(f"{p}: cannot read: {err.strerror}") from None
+    if b"\0" in data[:8192]:
+        raise HlodiffError(f"{p}: is a binary file, not HLO text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise HloSyntaxError(f"byte 0x{data[err.start]:02x} is not UTF-8 text",
+                             path=str(p), line=line, column=column) from None
+
+
+def parse_file(path: str | Path, *, strict: bool = False) -> Module:
+    """Parse the HLO text file at ``path`` (see ``parse``)."""
+    return parse(read_text(path), path=str(path), strict=strict)

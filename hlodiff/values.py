@@ -1,0 +1,469 @@
+"""Reading the pieces the coarse parse leaves as text: shapes, operands,
+attribute values and literals.
+
+Shapes go through grammar/shape.lark; everything else through the generic
+grammar/value.lark, whose trees become plain Python data here, and typed
+readers (metadata, int lists, windows, literals...) check the forms XLA
+requires. Each distinct text is parsed once: a dump repeats the same shapes
+and small attribute values thousands of times.
+
+Errors are raised as ``PieceError`` with an offset inside the piece; callers
+who know where the piece sits in the file turn it into an HloSyntaxError.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from lark import Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedInput
+
+from .errors import HloSyntaxError, Source
+from .grammar_files import lalr
+from .model import Attribute, Layout, Literal, Shape
+
+ELEMENT_TYPES = frozenset("""
+pred s1 s2 s4 s8 s16 s32 s64 u1 u2 u4 u8 u16 u32 u64 f16 bf16 f32 f64
+f8e5m2 f8e4m3 f8e4m3fn f8e4m3b11fnuz f8e3m4 f8e5m2fnuz f8e4m3fnuz f8e8m0fnu
+f6e3m2fn f6e2m3fn f4e2m1fn c64 c128 token opaque
+""".split())
+
+
+class PieceError(Exception):
+    """A syntax error at ``offset`` inside a piece of text."""
+
+    def __init__(self, offset: int, message: str):
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+
+
+def _lark_error(exc: LarkError, what: str) -> PieceError:
+    if isinstance(exc, UnexpectedInput):
+        pos = getattr(exc, "pos_in_stream", None)
+        if pos is None:
+            token = getattr(exc, "token", None)
+            pos = getattr(token, "start_pos", None) or 0
+        found = getattr(exc, "token", None) or getattr(exc, "char", None)
+        detail = f": unexpected {str(found)!r}" if found not in (None, "") else ": it ends too early"
+        if getattr(found, "type", None) == "$END":
+            detail = ": it ends too early"
+        return PieceError(pos or 0, f"malformed {what}{detail}")
+    return PieceError(0, f"malformed {what}: {exc}")
+
+
+# --- shapes -------------------------------------------------------------------------
+
+@v_args(inline=True)
+class _ShapeBuilder(Transformer):
+    def array_shape(self, element_type, *rest):
+        *dims, layout = rest
+        if str(element_type) not in ELEMENT_TYPES:
+            raise PieceError(element_type.start_pos, f'unknown element type "{element_type}"')
+        dims = [d for d in dims if d is not None]
+        if layout is not None and layout.minor_to_major is not None \
+                and len(layout.minor_to_major) != len(dims):
+            raise PieceError(0, f"layout {layout} does not have one entry per dimension")
+        return Shape(str(element_type), tuple(d[0] for d in dims), tuple(d[1] for d in dims), layout)
+
+    def tuple_shape(self, *shapes):
+        return Shape("tuple", tuple_shapes=tuple(s for s in shapes if s is not None))
+
+    def buffer_shape(self, inner):
+        return Shape("buffer", tuple_shapes=(inner,))
+
+    def static_dim(self, n):
+        return (int(n), False)
+
+    def bounded_dim(self, n):
+        return (int(n), True)
+
+    def unbounded_dim(self):
+        return (None, False)
+
+    def layout(self, *items):
+        order = tuple(int(i) for i in items if isinstance(i, str))
+        fields = "".join(i[1] for i in items if isinstance(i, tuple))
+        return Layout(order, fields)
+
+    def fields_only_layout(self, *fields):
+        return Layout(None, "".join(f[1] for f in fields))
+
+    def dim_levels(self, *levels):
+        return ("field", "D(" + ",".join(levels) + ")")
+
+    def dim_level(self, token):
+        if not re.fullmatch(r"[DCSH]\+?~?", str(token)):
+            raise PieceError(token.start_pos, f'"{token}" is not a dim level type (D, C, S or H)')
+        return str(token)
+
+    def tiles(self, *tiles):
+        return ("field", "T" + "".join(tiles))
+
+    def tile(self, *dims):
+        return "(" + ",".join(str(d) for d in dims if d is not None) + ")"
+
+    def tile_dim(self, token=None):
+        return "*" if token is None else str(token)
+
+    def tail_padding(self, n):
+        return ("field", f"L({n})")
+
+    def index_type(self, t):
+        return ("field", f"#({t})")
+
+    def pointer_type(self, t):
+        return ("field", f"*({t})")
+
+    def element_bits(self, n):
+        return ("field", f"E({n})")
+
+    def memory_space(self, n):
+        return ("field", f"S({n})")
+
+    def splits(self, *splits):
+        return ("field", "SC" + "".join(splits))
+
+    def split(self, dim, *indices):
+        return f"({dim}:" + ",".join(indices) + ")"
+
+    def physical_shape(self, shape):
+        return ("field", f"P({shape})")
+
+    def dynamic_metadata(self, n):
+        return ("field", f"M({n})")
+
+
+_SHAPE_BUILDER = _ShapeBuilder()
+
+
+@lru_cache(maxsize=None)
+def parse_shape(text: str) -> Shape:
+    """Parse a shape such as ``f32[2,4]{1,0}``; raises PieceError."""
+    try:
+        return lalr("shape", transformer=_SHAPE_BUILDER).parse(text)
+    except PieceError:
+        raise
+    except LarkError as exc:
+        inner = getattr(exc, "orig_exc", None)
+        if isinstance(inner, PieceError):
+            raise inner from None
+        raise _lark_error(exc, f"shape {text.strip()!r}") from None
+
+
+# --- the generic value grammar -----------------------------------------------------------
+
+class Seq(tuple):
+    """Several terms side by side in one value, e.g. ``[2,2]<=[4]`` (three terms)."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """``key=value`` or ``key:value`` where it is not an entry of a ``{k=v ...}`` dict."""
+
+    key: Any
+    value: Any
+    sep: str = "="
+
+
+_INT_ATOM = re.compile(r"-?\d+")
+
+
+def _unquote(token: str) -> str:
+    body = token[1:-1]
+    if "\\" not in body:
+        return body
+    return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+
+@v_args(inline=True)
+class _ValueBuilder(Transformer):
+    """Generic value trees to plain data: dict, list, tuple, Seq, Pair, int, str."""
+
+    def ATOM(self, token):
+        text = str(token)
+        return int(text) if _INT_ATOM.fullmatch(text) else text
+
+    def STRING(self, token):
+        return _unquote(str(token))
+
+    def seq(self, *terms):
+        return terms[0] if len(terms) == 1 else Seq(terms)
+
+    def assign(self, key, value):
+        return Pair(key, value, "=")
+
+    def colon(self, key, value):
+        return Pair(key, value, ":")
+
+    def items(self, *seqs):
+        return [s for s in seqs if s is not None]
+
+    def brace(self, items=None):
+        """``{k=v k2=v2, k3=v3}`` (spaces or commas) is a dict; anything else a list."""
+        items = items or []
+        terms = [t for i in items for t in (i if isinstance(i, Seq) else (i,))]
+        if terms and all(isinstance(t, Pair) and t.sep == "=" and isinstance(t.key, str)
+                         for t in terms):
+            return {t.key: t.value for t in terms}
+        return list(items)
+
+    def bracket(self, items=None):
+        return list(items or [])
+
+    def paren(self, items=None):
+        return tuple(items or [])
+
+
+_VALUE_BUILDER = _ValueBuilder()
+
+
+@lru_cache(maxsize=1 << 16)
+def parse_value(text: str) -> Any:
+    """Parse text with the generic value grammar; raises PieceError."""
+    try:
+        return lalr("value", transformer=_VALUE_BUILDER).parse(text)
+    except LarkError as exc:
+        raise _lark_error(exc, "value") from None
+
+
+def _raise_in(source: Source | None, base: int, err: PieceError, fallback: str) -> None:
+    if source is not None and base >= 0:
+        raise source.error(base + err.offset, err.message) from None
+    raise HloSyntaxError(f"{fallback}: {err.message}") from None
+
+
+def attribute_value(attr: Attribute) -> Any:
+    """The parsed value of an attribute (plain Python data)."""
+    try:
+        return parse_value(attr.text)
+    except PieceError as err:
+        _raise_in(attr.source, attr.offset, err, f"attribute {attr.name}")
+
+
+def attribute_error(attr: Attribute, message: str) -> HloSyntaxError:
+    source = attr.source
+    if source is not None and attr.offset >= 0:
+        return source.error(attr.offset, message)
+    return HloSyntaxError(f"attribute {attr.name}: {message}")
+
+
+# --- typed readers --------------------------------------------------------------------
+
+def metadata_fields(attr: Attribute) -> dict[str, Any]:
+    """``metadata={op_type="add" op_name="a/b" source_line=3}`` as a dict."""
+    value = attribute_value(attr)
+    if isinstance(value, dict):
+        return value
+    if value == []:  # metadata={}
+        return {}
+    raise attribute_error(attr, "metadata must be {key=value ...}")
+
+
+def computation_names(attr: Attribute) -> list[str]:
+    """Names in ``calls=%c`` or ``branch_computations={%a, %b}``."""
+    value = attribute_value(attr)
+    items = value if isinstance(value, list) else [value]
+    names = []
+    for item in items:
+        if not isinstance(item, str):
+            raise attribute_error(attr, f"{attr.name} expects computation names")
+        names.append(item[1:] if item.startswith("%") else item)
+    return names
+
+
+def int_list(attr: Attribute) -> tuple[int, ...]:
+    """``dimensions={0,1}`` (or a bare int) as a tuple of ints."""
+    value = attribute_value(attr)
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(i, int) for i in items):
+        raise attribute_error(attr, f"{attr.name} expects a list of integers")
+    return tuple(items)
+
+
+_WINDOW_KEYS = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal"}
+
+
+def check_attribute(attr: Attribute) -> None:
+    """Check the forms XLA requires of known attributes beyond the generic grammar."""
+    value = attribute_value(attr)
+    name = attr.name
+    if name == "window":
+        if not isinstance(value, dict) and value != []:
+            raise attribute_error(attr, "window must be {size=... stride=... pad=...}")
+        for key, item in (value or {}).items():
+            if key not in _WINDOW_KEYS:
+                raise attribute_error(attr, f'unknown window field "{key}"')
+            if key == "pad":
+                for part in str(item).split("x"):
+                    if len(part.split("_")) != 2:
+                        raise attribute_error(
+                            attr, f"window pad {item} must be low_high for each dimension")
+    elif name == "result_accuracy":
+        if not isinstance(value, dict):
+            raise attribute_error(attr, "result_accuracy expects {mode=...} or {tolerance={...}}")
+    elif name == "metadata":
+        metadata_fields(attr)
+    elif name in ("dimensions", "dynamic_slice_sizes", "fft_length",
+                  "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
+                  "rhs_contracting_dims", "offset_dims", "collapsed_slice_dims",
+                  "start_index_map", "update_window_dims", "inserted_window_dims",
+                  "scatter_dims_to_operand_dims"):
+        int_list(attr)
+
+
+# --- operands -------------------------------------------------------------------------------
+
+_NAME = r"%?([A-Za-z_][\w.\-]*)"
+_ARRAY_SHAPE = r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^{}]*\})?"
+_COMMENT = r"(?:/\*(?:[^*]|\*(?!/))*\*/\s*)?"
+_OPERAND = rf"{_COMMENT}(?:{_ARRAY_SHAPE}\s+)?{_NAME}\s*"
+_SIMPLE_OPERAND_LIST = re.compile(rf"\s*(?:{_OPERAND}(?:,\s*{_OPERAND})*)?")
+_OPERAND_NAMES = re.compile(rf"(?:^|,)\s*{_OPERAND}")
+
+
+def parse_operands(text: str) -> tuple[str, ...]:
+    """Operand names of an instruction, from the text between its parentheses.
+
+    Accepts plain (``%a, %b``), typed (``f32[2]{0} %a``) and compact
+    get-tuple-element (``%t#0#1``) operands; raises PieceError otherwise.
+    """
+    if _SIMPLE_OPERAND_LIST.fullmatch(text):
+        return tuple(_OPERAND_NAMES.findall(text))
+    if not text.strip():
+        return ()
+    return tuple(_operand_name(item) for item in _split_operands(text))
+
+
+def _split_operands(text: str) -> list[tuple[int, str]]:
+    """Top-level comma split of an operand list, with each item's offset."""
+    from .lexer import ScanError, balanced_end
+    items, depth_start, i, n = [], 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "({[":
+            try:
+                i = balanced_end(text, i)
+            except ScanError as err:
+                raise PieceError(err.offset, err.message) from None
+            continue
+        if c == ",":
+            items.append((depth_start, text[depth_start:i]))
+            depth_start = i + 1
+        i += 1
+    items.append((depth_start, text[depth_start:]))
+    return [(off, item) for off, item in items if item.strip() or len(items) > 1]
+
+
+_GTE_OPERAND = re.compile(rf"\s*{_COMMENT}(?:(?:{_ARRAY_SHAPE}|\(.*\))\s+)?%?([A-Za-z_][\w.\-]*)((?:#[^\s,]*)*)\s*",
+                          re.S)
+_NESTED_OPERAND = re.compile(r"\s*(?:\S.*?\s+)??([a-z][a-z0-9\-]*)\((.*)\)\s*", re.S)
+
+
+def _operand_name(item: tuple[int, str]) -> str:
+    offset, text = item
+    if not text.strip():
+        raise PieceError(offset, "empty operand")
+    m = _GTE_OPERAND.fullmatch(text)
+    if m is not None:
+        name, suffix = m.groups()
+        for index in suffix.split("#")[1:]:
+            if not index.isdigit():
+                raise PieceError(offset + m.start(2), f"compact get-tuple-element index #{index} is not an integer")
+        return name + suffix
+    m = _NESTED_OPERAND.fullmatch(text)
+    if m is not None:
+        from .opcodes import is_opcode
+        if is_opcode(m.group(1)):
+            return f"{m.group(1)}({m.group(2).strip()})"  # a nested instruction, kept whole
+    raise PieceError(offset, f"malformed operand {text.strip()!r}")
+
+
+# --- literals ----------------------------------------------------------------------------------
+
+_NUMBER_ATOM = re.compile(r"-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan(?:\(0x[0-9a-fA-F]+\))?)")
+_SCALAR_LITERAL = re.compile(r"\s*(-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan(?:\(0x[0-9a-fA-F]+\))?)|true|false)\s*")
+
+
+def element_value(text: str) -> Any:
+    """A printed literal element as a Python value: bool, int, float or complex."""
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if text.startswith("("):
+        real, imag = (element_value(p.strip()) for p in text[1:-1].split(","))
+        return complex(real, imag)
+    if _INT_ATOM.fullmatch(text):
+        return int(text)
+    if "nan" in text:
+        return -math.nan if text.startswith("-") else math.nan
+    return float(text)
+
+
+def parse_literal(text: str, shape: Shape | None, source: Source | None = None,
+                  offset: int = -1) -> Literal:
+    """Read the literal of ``constant(...)``; errors point into the file when possible."""
+    try:
+        return _literal(text, shape)
+    except PieceError as err:
+        _raise_in(source, offset, err, "constant")
+
+
+def _literal(text: str, shape: Shape | None) -> Literal:
+    stripped = text.strip()
+    m = _SCALAR_LITERAL.fullmatch(text)
+    if m is not None:
+        return Literal(stripped, (stripped,))
+    if shape is not None and shape.is_tuple:
+        value = parse_value(text)
+        if not isinstance(value, tuple) or len(value) != len(shape.tuple_shapes):
+            raise PieceError(0, f"tuple literal does not match shape {shape}")
+        parts = []
+        for part, part_shape in zip(_split_operands(stripped[1:-1]), shape.tuple_shapes):
+            parts.append(_literal(part[1], part_shape))
+        return Literal(stripped, parts=tuple(parts))
+    value = parse_value(text)
+    if value == ["..."]:
+        return Literal(stripped, elided=True)
+    complex_type = shape is not None and shape.element_type in ("c64", "c128")
+    elements: list[str] = []
+    depth = _flatten(value, elements, complex_type, 0)
+    if shape is not None and not shape.is_tuple and shape.element_count and depth != shape.rank:
+        raise PieceError(0, f"literal has {depth} levels of braces but shape {shape} has rank {shape.rank}")
+    if shape is not None and shape.element_count is not None and shape.dimensions \
+            and len(elements) != shape.element_count:
+        raise PieceError(0, f"literal has {len(elements)} elements but shape {shape} has {shape.element_count}")
+    return Literal(stripped, tuple(elements))
+
+
+def _flatten(value: Any, out: list[str], complex_type: bool, depth: int) -> int:
+    """Append element texts of a nested literal; return its brace depth."""
+    if isinstance(value, list):
+        depths = [_flatten(v, out, complex_type, depth + 1) for v in value]
+        return max(depths) if depths else depth + 1
+    if isinstance(value, tuple) and complex_type:
+        if len(value) != 2:
+            raise PieceError(0, "a complex element is (real, imaginary)")
+        out.append("(" + ", ".join(_element_text(v) for v in value) + ")")
+        return depth
+    if isinstance(value, Seq):  # "nan(0x7f)" is an atom followed by a group
+        out.append("".join(_element_text(v) for v in value))
+        return depth
+    out.append(_element_text(value))
+    return depth
+
+
+def _element_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "(" + ",".join(map(str, value)) + ")"
+    text = str(value)
+    if not (_NUMBER_ATOM.fullmatch(text) or text in ("true", "false")):
+        raise PieceError(0, f"{text!r} is not a literal value")
+    return text
