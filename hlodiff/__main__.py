@@ -1,0 +1,5 @@
+"""``python -m hlodiff`` is the ``hlodiff`` command."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,88 @@
+"""The ``hlodiff`` command line: argument handling and exit codes only.
+
+Exit codes follow diff(1): 0 same, 1 different (or undecidable), 2 a usage
+or input error. Every ``HlodiffError`` becomes one line
+``hlodiff: error: PATH[:LINE:COL]: what is wrong`` on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from . import render
+from .constants import constant_sites
+from .errors import HlodiffError, HloSyntaxError
+from .parser import parse_file
+from .render import json as render_json
+from .render import text as render_text
+
+EXIT_SAME = 0
+EXIT_DIFFERENT = 1
+EXIT_ERROR = 2
+
+
+def format_option(*choices: render.Format):
+    """``--format`` limited to the formats a command supports."""
+    return click.option("--format", "fmt", type=click.Choice([c.value for c in choices]),
+                        default=choices[0].value, show_default=True, help="Output format.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hlodiff")
+def cli() -> None:
+    """Explain why two runs of a model did not share a compiled XLA executable."""
+
+
+def module_file(target: Path) -> Path:
+    """An HLO file as given, or the main program's file in a dump directory."""
+    if target.is_dir():
+        from .dumps import load_dump
+        return load_dump(target).main_program().path
+    if not target.exists():
+        raise HlodiffError(f"{target}: no such file or directory")
+    return target
+
+
+@cli.command()
+@click.argument("target", type=click.Path(path_type=Path))
+@format_option(render.Format.TEXT, render.Format.JSON)
+def constants(target: Path, fmt: str) -> None:
+    """List every constant of a module with its value and origin.
+
+    TARGET is an HLO text file, or a dump directory (its main program, the
+    largest module, is used).
+    """
+    path = module_file(target)
+    module = parse_file(path)
+    sites = constant_sites(module)
+    if fmt == render.Format.JSON.value:
+        render_json.dump(render_json.constants_document(str(path), module.name, sites), sys.stdout)
+    else:
+        render_text.constants_table(str(path), module.name, sites)
+
+
+def error_line(err: HlodiffError) -> str:
+    if isinstance(err, HloSyntaxError):
+        return f"hlodiff: error: {err.location}: {err.reason}"
+    return f"hlodiff: error: {err}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="hlodiff", standalone_mode=False)
+    except HlodiffError as err:
+        click.echo(error_line(err), err=True)
+        sys.exit(EXIT_ERROR)
+    except click.exceptions.Abort:
+        click.echo("hlodiff: interrupted", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(EXIT_ERROR)
+    except RecursionError:
+        click.echo("hlodiff: error: input nests too deeply to read", err=True)
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_SAME)

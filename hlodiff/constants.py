@@ -1,0 +1,118 @@
+"""The constant hunter: every constant of a module with where it came from.
+
+A constant baked into a program (a learning rate closed over as a Python
+float, a loop bound, frozen weights) is the commonest reason two runs do not
+share an executable. Scalars usually carry no metadata of their own in JAX
+dumps, so their origin is taken from the instructions that use them,
+following shape-only users (broadcast, reshape, convert, ...) until one that
+records an op_name.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .model import Computation, Instruction, Module, Origin
+
+# Users that only move or reshape a value: look through them for an origin.
+_PASS_THROUGH = frozenset({"broadcast", "reshape", "convert", "bitcast", "copy", "transpose",
+                           "bitcast-convert", "tuple", "get-tuple-element", "slice"})
+
+
+@dataclass(frozen=True)
+class ConstantSite:
+    """One ``constant`` instruction and what a user needs to know about it."""
+
+    computation: str
+    instruction: Instruction
+    origin: Origin
+    origin_via: tuple[str, ...] = ()  # names of the users the origin was taken from; () if its own
+
+    @property
+    def name(self) -> str:
+        return self.instruction.name
+
+    @property
+    def shape(self) -> str:
+        return str(self.instruction.shape)
+
+
+def users_of(computation: Computation) -> dict[str, list[Instruction]]:
+    """Map each instruction name to the instructions that read it."""
+    users: dict[str, list[Instruction]] = defaultdict(list)
+    for instruction in computation.instructions:
+        for operand in instruction.operands:
+            users[operand].append(instruction)
+    return users
+
+
+def origin_from_users(module: Module, start: Instruction,
+                      users: dict[str, list[Instruction]]) -> tuple[Origin, tuple[str, ...]]:
+    """The origin of the nearest users of ``start`` that have metadata.
+
+    Breadth-first through shape-only users; among users at the same
+    distance the first in file order wins, and its name is reported.
+    """
+    frontier, seen = [start], {start.name}
+    while frontier:
+        found = []
+        next_frontier = []
+        for instruction in frontier:
+            for user in users.get(instruction.name, ()):
+                if user.name in seen:
+                    continue
+                seen.add(user.name)
+                origin = module.origin(user)
+                if origin.op_name or origin.source_file or origin.stack:
+                    found.append((user, origin))
+                elif user.opcode in _PASS_THROUGH:
+                    next_frontier.append(user)
+        if found:
+            return found[0][1], tuple(u.name for u, _ in found)
+        frontier = next_frontier
+    return Origin(), ()
+
+
+def constant_sites(module: Module) -> list[ConstantSite]:
+    """Every constant in ``module``, in file order, with its origin."""
+    sites: list[ConstantSite] = []
+    for computation in module.computations:
+        constants = [i for i in computation.instructions if i.opcode == "constant"]
+        if not constants:
+            continue
+        users = users_of(computation)
+        for instruction in constants:
+            origin = module.origin(instruction)
+            via: tuple[str, ...] = ()
+            if not (origin.op_name or origin.source_file or origin.stack):
+                origin, via = origin_from_users(module, instruction, users)
+            sites.append(ConstantSite(computation.name, instruction, origin, via))
+    return sites
+
+
+def abbreviate(instruction: Instruction, limit: int = 6) -> str:
+    """A constant's value as a person wants to read it in a table.
+
+    >>> from hlodiff import parse
+    >>> m = parse("ENTRY e { ROOT c = f32[8] constant({1, 2, 3, 4, 5, 6, 7, 8}) }")
+    >>> abbreviate(m.entry.root)
+    '{1, 2, 3, 4, 5, 6, ... (8 values)}'
+    """
+    literal = instruction.literal
+    if literal is None:
+        return ""
+    if literal.elided:
+        return "{...} (elided)"
+    if literal.parts:
+        return "(" + ", ".join(_abbreviate_elements(p.elements, limit) if not p.elided else "{...}"
+                               for p in literal.parts) + ")"
+    if literal.is_scalar:
+        return literal.elements[0]
+    return _abbreviate_elements(literal.elements, limit)
+
+
+def _abbreviate_elements(elements: tuple[str, ...], limit: int) -> str:
+    if len(elements) <= limit:
+        return "{" + ", ".join(elements) + "}"
+    return "{" + ", ".join(elements[:limit]) + f", ... ({len(elements)} values)}}"

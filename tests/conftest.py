@@ -1,0 +1,55 @@
+"""Shared test helpers: where the corpus is, and one way to run the CLI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+CONFORMANCE = CORPUS / "xla-conformance"
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str, expect: int | None = 0) -> CliResult:
+    """Run ``hlodiff ARGS`` in-process and check its exit code.
+
+    Goes through ``hlodiff.cli.main`` (not the click group) so error handling
+    and exit codes are exactly what a user sees.
+    """
+    from hlodiff.cli import main
+
+    runner = CliRunner()
+    outcome = runner.invoke(_as_command(main), list(args))
+    if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
+        raise outcome.exception
+    got = CliResult(outcome.exit_code, outcome.stdout, outcome.stderr)
+    if expect is not None:
+        assert got.exit_code == expect, f"exit {got.exit_code}, expected {expect}\n{got.stderr}{got.stdout}"
+    return got
+
+
+def _as_command(main):
+    import click
+
+    @click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                     "help_option_names": []})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def wrapper(args):
+        main(list(args))
+
+    return wrapper
+
+
+@pytest.fixture
+def corpus() -> Path:
+    return CORPUS
