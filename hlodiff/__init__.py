@@ -7,6 +7,7 @@ errors are ``HlodiffError`` (``HloSyntaxError`` for bad HLO text).
 from .errors import HlodiffError, HloSyntaxError
 from .model import (Attribute, Computation, Frame, Instruction, Layout, Literal, Module,
                     Origin, Shape, StackFrameTable)
+from . import opcodes
 from .parser import check, parse, parse_file
 
 __version__ = "0.1.0"

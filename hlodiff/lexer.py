@@ -29,10 +29,25 @@ class ScanError(Exception):
         self.message = message
 
 
-class AttrsToken(Token):
-    """The attribute tail of an instruction, already split into (name, value, offset)."""
+class PieceToken(Token):
+    """A token that also carries what the scanner already worked out about it.
 
-    __slots__ = ("pairs",)
+    OPERATION tokens carry (operand text, its offset); ATTRS tokens the
+    (name, value text, value offset) of each attribute. Built without
+    Token's general constructor, which costs twice as much.
+    """
+
+    __slots__ = ("extra",)
+
+    def __new__(cls, kind, value, start_pos, line=None, extra=None):
+        token = str.__new__(cls, value)
+        token.type = kind
+        token.value = value
+        token.start_pos = start_pos
+        token.line = line
+        token.column = token.end_line = token.end_column = token.end_pos = None
+        token.extra = extra
+        return token
 
 
 # --- regular expressions ------------------------------------------------------
@@ -323,63 +338,66 @@ class HloScanner:
             self.pos = value_end(text, m.end())
             yield self._token("EXEC_THREAD", text[m.end():self.pos], start)
 
-    def _instruction(self) -> Iterator[Token]:
+    def _instruction(self) -> list[Token]:
+        """The tokens of one instruction: NAME (or ROOT_NAME), [SHAPE], OPERATION, [ATTRS]."""
         text = self.text
         m = _INSTRUCTION_HEAD.match(text, self.pos)
         if m is not None and is_opcode(m.group(4)):
             root, name, shape, opcode = m.groups()
-            if root:
-                yield self._token("KW_ROOT", root, m.start(1))
-            yield self._token("NAME", name, m.start(2))
+            tokens = [PieceToken("ROOT_NAME" if root else "NAME", name, m.start(2),
+                                 self._line_at(m.start(2)))]
             if shape:
-                yield Token("SHAPE", shape, m.start(3))
+                tokens.append(PieceToken("SHAPE", shape, m.start(3)))
             opcode_at = m.start(4)
             self.pos = m.end()
         else:
-            yield from self._instruction_head()
+            tokens = self._instruction_head()
             opcode_at = self.pos
-            opcode = _WORD.match(text, self.pos)
-            if opcode is None or text.startswith("%", self.pos):
+            word = _WORD.match(text, self.pos)
+            if word is None or text.startswith("%", self.pos):
                 raise ScanError(self.pos, "expected an opcode")
-            opcode = opcode.group(1)
+            opcode = word.group(1)
             self.pos = skip(text, opcode_at + len(opcode))
             if not text.startswith("(", self.pos):
                 raise ScanError(self.pos, f"expected '(' after the opcode {opcode}")
             self.pos += 1
             if not is_opcode(opcode):
                 raise ScanError(opcode_at, f'unknown opcode "{opcode}"')
-        yield Token("OPCODE", opcode, opcode_at)
         # Operands: everything up to the matching ')'.
         start = self.pos
         m = _SIMPLE_OPERANDS.match(text, start)
         end = m.end() if m is not None else balanced_end(text, start - 1)
-        yield Token("OPERANDS", text[start:end - 1], start)
+        tokens.append(PieceToken("OPERATION", opcode, opcode_at, None, (text[start:end - 1], start)))
         self.pos = end
-        yield from self._attributes()
+        attributes = self._attributes()
+        if attributes is not None:
+            tokens.append(attributes)
+        self._check_instruction_end()
+        return tokens
 
-    def _instruction_head(self) -> Iterator[Token]:
+    def _instruction_head(self) -> list[Token]:
         """[ROOT] name = [shape], the slow way (comments, odd spacing, tuple shapes)."""
         text = self.text
+        kind = "NAME"
         if self._at_word("ROOT"):
-            yield self._token("KW_ROOT", "ROOT", self.pos)
+            kind = "ROOT_NAME"
             self.pos = skip(text, self.pos + 4)
         name, start = self._word("an instruction name")
-        yield self._token("NAME", name, start)
+        tokens = [PieceToken(kind, name, start, self._line_at(start))]
         self._skip()
         if not text.startswith("=", self.pos):
             raise ScanError(self.pos, f"expected '=' after the instruction name {name}")
-        self._skip_to(self.pos + 1)
+        self.pos = skip(text, self.pos + 1)
         m = _SHAPE_START.match(text, self.pos)
         if m is not None:
             start = self.pos
             self.pos = shape_end(text, self.pos)
-            yield Token("SHAPE", text[start:self.pos], start)
+            tokens.append(PieceToken("SHAPE", text[start:self.pos], start))
             self._skip()
+        return tokens
 
-    def _skip_to(self, pos: int) -> None:
-        self.pos = skip(self.text, pos)
-
-    def _attributes(self) -> Iterator[Token]:
+    def _attributes(self) -> Token | None:
+        """The ATTRS token, its ``extra`` the (name, value, offset) triples; None if none."""
         text = self.text
         start = self.pos
         pairs = []
@@ -390,6 +408,8 @@ class HloScanner:
                 pairs.append((m.group(1), m.group(2), m.start(2)))
                 self.pos = m.end()
                 continue
+            if text.startswith("\n", self.pos):  # the usual end of an instruction
+                break
             after = skip(text, self.pos)
             if not text.startswith(",", after):
                 break
@@ -400,15 +420,15 @@ class HloScanner:
             value_at = skip(text, m.end())
             self.pos = value_end(text, value_at)
             pairs.append((m.group(1), text[value_at:self.pos], value_at))
-        if pairs:
-            token = AttrsToken("ATTRS", text[start:self.pos], start)
-            token.pairs = pairs
-            yield token
-        self._check_instruction_end()
+        if not pairs:
+            return None
+        return PieceToken("ATTRS", text[start:self.pos], start, None, pairs)
 
     def _check_instruction_end(self) -> None:
         """An instruction must end its line (or close its computation)."""
         text = self.text
+        if text.startswith("\n", self.pos):
+            return
         after = _SKIP_INLINE.match(text, self.pos).end()
         if after >= len(text) or text[after] in "\n}" or text.startswith("//", after):
             return

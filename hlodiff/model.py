@@ -231,7 +231,9 @@ class Instruction:
     operands: tuple[str, ...]
     attributes: tuple[Attribute, ...] = ()
     is_root: bool = False
-    operand_text: str = field(default="", repr=False)  # raw, for constants and parameters
+    # The text between the parentheses when it is not a list of names: the
+    # literal of a constant, the number of a parameter ("" otherwise).
+    operand_text: str = field(default="", repr=False)
     line: int = field(default=0, compare=False)
     operand_offset: int = field(default=-1, compare=False, repr=False)
     source: Source | None = field(default=None, compare=False, repr=False)

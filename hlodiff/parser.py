@@ -50,20 +50,27 @@ class _ModuleBuilder(Transformer):
         except PieceError as err:
             raise _Failure(token.start_pos + err.offset, err.message) from None
 
-    def instruction(self, root, name, shape, opcode, operands, attrs):
-        text = str(operands)
+    @v_args(inline=False)
+    def instruction(self, children):
+        name = children[0]
+        shape = children[1] if children[1].type == "SHAPE" else None
+        operation = children[2] if shape is not None else children[1]
+        attrs = children[-1] if children[-1].type == "ATTRS" else None
+        opcode = str(operation)
+        text, operand_offset = operation.extra
         if opcode in _NO_OPERAND_NAMES:
             names = ()
         else:
             try:
                 names = parse_operands(text)
             except PieceError as err:
-                raise _Failure(operands.start_pos + err.offset, err.message) from None
+                raise _Failure(operand_offset + err.offset, err.message) from None
         source = self.source
         attributes = () if attrs is None else tuple(
-            Attribute(n, v, o, source) for n, v, o in attrs.pairs)
-        return Instruction(str(name), str(opcode), self._shape(shape), names, attributes,
-                           root is not None, text, name.line, operands.start_pos, source)
+            [Attribute(n, v, o, source) for n, v, o in attrs.extra])
+        return Instruction(str(name), opcode, self._shape(shape), names, attributes,
+                           name.type == "ROOT_NAME", text if not names else "", name.line,
+                           operand_offset, source)
 
     def computation(self, entry, name, signature, _lbrace, *rest):
         *instructions, _rbrace, thread = rest

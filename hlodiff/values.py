@@ -173,11 +173,24 @@ class Pair:
 _INT_ATOM = re.compile(r"-?\d+")
 
 
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", re.S)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b",
+                   "f": "\f", "v": "\v"}
+
+
+def _unescape(match: re.Match) -> str:
+    code = match.group(1)
+    if code[0] == "x":
+        return chr(int(code[1:], 16))
+    if code[0] in "01234567" and code != "0":
+        return chr(int(code, 8))
+    return _SIMPLE_ESCAPES.get(code, code)
+
+
 def _unquote(token: str) -> str:
+    """A quoted string's content, with C escapes (\\n, \\", \\x41, octal) resolved."""
     body = token[1:-1]
-    if "\\" not in body:
-        return body
-    return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    return _ESCAPE.sub(_unescape, body) if "\\" in body else body
 
 
 @v_args(inline=True)
