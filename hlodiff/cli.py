@@ -64,6 +64,28 @@ def constants(target: Path, fmt: str) -> None:
         render_text.constants_table(str(path), module.name, sites)
 
 
+@cli.command("ls")
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--explain", is_flag=True, help="Spell out what each part of each file name means.")
+@click.option("--no-count", is_flag=True, help="Do not parse modules to count instructions.")
+@format_option(render.Format.TEXT, render.Format.JSON)
+def ls(target: Path, explain: bool, no_count: bool, fmt: str) -> None:
+    """List the modules of a dump directory and pick the main program.
+
+    TARGET is a directory written by XLA_FLAGS=--xla_dump_to=DIR (or one
+    HLO text file). One row per module; the main program, the largest, is
+    marked with the reason it was chosen.
+    """
+    from .dumps import list_dump, load_target
+    dump = load_target(target)
+    with render_text.progress(len(dump.modules), "reading modules") as advance:
+        listing = list_dump(dump, count=not no_count, on_module=advance)
+    if fmt == render.Format.JSON.value:
+        render_json.dump(render_json.ls_document(listing, explain=explain), sys.stdout)
+    else:
+        render_text.ls_table(listing, explain=explain)
+
+
 def error_line(err: HlodiffError) -> str:
     if isinstance(err, HloSyntaxError):
         return f"hlodiff: error: {err.location}: {err.reason}"

@@ -6,7 +6,8 @@ import json
 from typing import Any, TextIO
 
 from ..constants import ConstantSite
-from .records import constant_record
+from ..dumps import Listing
+from .records import constant_record, dump_file_record, listed_module_record
 
 SCHEMA_VERSION = 1
 
@@ -22,4 +23,16 @@ def constants_document(path: str, module_name: str, sites: list[ConstantSite]) -
         "file": path,
         "module": module_name,
         "constants": [constant_record(s) for s in sites],
+    }
+
+
+def ls_document(listing: Listing, *, explain: bool = False) -> dict[str, Any]:
+    main = listing.main.module
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dump": str(listing.dump.root),
+        "main_program": {"id": main.module_id, "program": main.normalised,
+                         "path": str(main.path), "reason": listing.main.reason},
+        "modules": [listed_module_record(row, explain=explain) for row in listing.rows],
+        "unknown_files": [dump_file_record(f, explain=explain) for f in listing.dump.unknown],
     }

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..constants import ConstantSite, abbreviate
+from ..dumps import DumpFile, ListedModule
+from ..dumps import explain as explain_name
 from ..model import Origin
 
 
@@ -30,4 +32,34 @@ def constant_record(site: ConstantSite) -> dict[str, Any]:
         "elided": bool(literal and literal.elided),
         "origin": origin_record(site.origin),
         "origin_from_users": list(site.origin_via),
+    }
+
+
+def dump_file_record(file: DumpFile, *, explain: bool = False) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "path": file.relative,
+        "kind": file.kind,
+        "stage": file.stage.label if file.stage else None,
+        "size": file.size,
+    }
+    if explain:
+        record["parts"] = [{"text": p.text, "meaning": p.meaning} for p in explain_name(file)]
+    return record
+
+
+def listed_module_record(row: ListedModule, *, explain: bool = False) -> dict[str, Any]:
+    module = row.module
+    return {
+        "id": module.module_id,
+        "program": module.normalised,
+        "program_as_written": module.program,
+        "frontend": module.name.frontend,
+        "timestamp": module.timestamp,
+        "stages": list(module.stages),
+        "size": module.size,
+        "instructions": row.instructions,
+        "error": row.error,
+        "main": row.is_main,
+        "path": None if module.path is None else str(module.path),
+        "files": [dump_file_record(f, explain=explain) for f in module.files],
     }

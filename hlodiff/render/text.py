@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator, TextIO
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from ..constants import ConstantSite, abbreviate
+from ..dumps import DumpFile, Listing, human_size
+from ..dumps import explain as explain_name
 
 
 def console(stream: TextIO | None = None) -> Console:
@@ -39,3 +45,108 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
     if any(s.instruction.literal is not None and s.instruction.literal.elided for s in sites):
         out.print("[yellow]{...}[/] values were not printed by XLA; dump again with "
                   "XLA_FLAGS=--xla_dump_large_constants to see them.")
+
+
+# Show a progress bar once reading is this big or this slow, and only on a terminal.
+PROGRESS_MIN_ITEMS = 200
+PROGRESS_AFTER_SECONDS = 2.0
+
+
+@contextmanager
+def progress(total: int, what: str, stream: TextIO | None = None) -> Iterator[Callable[..., None]]:
+    """Yield ``advance()``; a transient bar on stderr appears for long reads only.
+
+    Short reads stay silent so a quick ``hlodiff ls`` does not flicker, and
+    a non-terminal stderr (a pipe, CI logs) never gets control codes.
+    """
+    out = Console(stderr=True) if stream is None else console(stream)
+    if not out.is_terminal:
+        yield lambda *_: None
+        return
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=out, transient=True)
+    task = bar.add_task(what, total=total)
+    started = time.monotonic()
+
+    def advance(*_: object) -> None:
+        if not bar.live.is_started and (total > PROGRESS_MIN_ITEMS or
+                                        time.monotonic() - started > PROGRESS_AFTER_SECONDS):
+            bar.start()
+        bar.advance(task)
+
+    try:
+        yield advance
+    finally:
+        if bar.live.is_started:
+            bar.stop()
+
+
+def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None = None) -> None:
+    """One row per module, the main program marked and why it was chosen."""
+    out = console(stream)
+    dump = listing.dump
+    table = Table(title=f"{len(listing.rows)} modules in {dump.root}", title_justify="left")
+    table.add_column("id", justify="right")
+    table.add_column("program", overflow="fold")
+    table.add_column("stages")
+    table.add_column("size", justify="right")
+    table.add_column("instructions", justify="right")
+    table.add_column("main")
+    for row in listing.rows:
+        module = row.module
+        count = "" if row.instructions is None else str(row.instructions)
+        if row.error:
+            count = "[red]unreadable[/]"
+        style = "bold" if row.is_main else None
+        table.add_row("" if module.module_id is None else str(module.module_id),
+                      module.normalised or module.label, ", ".join(module.stages) or "-",
+                      human_size(module.size), count, "[green]main[/]" if row.is_main else "",
+                      style=style)
+    out.print(table)
+    main = listing.main.module
+    out.print(f"main program: {main.label} ({listing.main.reason})")
+    out.print(f"  {main.path}", style="dim", markup=False)
+    for row in listing.rows:
+        if row.error:
+            out.print(f"[red]{row.module.label}:[/] {row.error}", markup=True)
+    if dump.unknown:
+        names = ", ".join(f.relative for f in dump.unknown[:10])
+        more = f" and {len(dump.unknown) - 10} more" if len(dump.unknown) > 10 else ""
+        out.print(f"{len(dump.unknown)} files not named the way XLA names dumps (listed, not read): "
+                  f"{names}{more}", markup=False)
+    if explain:
+        _explain_names(out, listing)
+
+
+def _explain_names(out: Console, listing: Listing) -> None:
+    """Each module's file names cut into parts, every distinct part explained once."""
+    out.print()
+    out.print("[bold]What the file names mean[/]")
+    for row in listing.rows:
+        module = row.module
+        out.print(f"{module.label}.*  ({len(module.files)} files)", style="cyan", markup=False)
+        _explain_files(out, module.files)
+    if listing.dump.unknown:
+        out.print("other files", style="cyan")
+        _explain_files(out, listing.dump.unknown)
+
+
+def _explain_files(out: Console, files: tuple[DumpFile, ...]) -> None:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    explained: set[str] = set()
+    per_kernel: dict[str, int] = {}
+    for file in files:
+        if file.detail:  # one .ll or .o per kernel: explain the first of each kind
+            per_kernel[file.kind] = per_kernel.get(file.kind, 0) + 1
+            if per_kernel[file.kind] > 1:
+                continue
+        for part in explain_name(file):
+            if part.text not in explained:
+                explained.add(part.text)
+                grid.add_row(Text("  " + part.text), Text(part.meaning))
+    for kind, count in per_kernel.items():
+        if count > 1:
+            grid.add_row(Text(""), Text(f"(and {count - 1} more {kind} files, one per kernel)"))
+    out.print(grid)

@@ -1,0 +1,633 @@
+"""Dump directories: find the files, read their names, group them by module and stage.
+
+XLA names every file it writes ``[TIMESTAMP.]module_NNNN[.PROGRAM].SUFFIX``
+(``FilenameFor`` in XLA's dump.cc): a per-process module counter, the
+HloModule name, and a suffix saying when in compilation the module was
+printed (the stage) and in what form (HLO text, buffer assignment, a
+drawing, LLVM IR...). Users meet hundreds of these and ask which one is
+their program; this module answers from the names alone, reading sizes
+first and parsing HLO only when a caller asks for a module.
+
+Nothing here writes into a dump directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from .errors import HlodiffError
+from .model import Module
+
+BEFORE = "before_optimizations"
+AFTER = "after_optimizations"
+PASS = "pass"
+
+HLO_TEXT = "hlo"
+UNKNOWN = "unknown"
+
+# What each kind of file is, in a user's words (shown by ``hlodiff ls --explain``).
+KIND_MEANINGS = {
+    HLO_TEXT: "HLO text: the program itself, the file hlodiff reads",
+    "buffer-assignment": "buffer assignment: which memory buffer holds each value (not HLO)",
+    "buffer-assignment-values": "buffer assignment listed value by value (not HLO)",
+    "live-range": "live ranges of the buffers over the schedule (not HLO)",
+    "memory-usage-report": "memory usage report: the largest buffers (not HLO)",
+    "debug_options": "the XLA debug options this module was compiled with",
+    "module.mlir": "the StableHLO program the frontend handed to XLA (MLIR text)",
+    "compile_options.textproto": "compile options (devices, flags) as a text protobuf",
+    "topology.textproto": "the device topology the module was compiled for",
+    "metadata.textproto": "module metadata: the passes run and their timings (--xla_dump_module_metadata)",
+    "hlo_snapshot.pb": "arguments and result of one execution (--xla_dump_hlo_snapshots)",
+    ".pb": "HLO or options as a binary protobuf (--xla_dump_hlo_as_proto)",
+    ".dot": "a Graphviz drawing of the HLO graph (--xla_dump_hlo_as_dot)",
+    ".html": "an HTML drawing of the HLO graph (--xla_dump_hlo_as_html)",
+    ".url": "a link to a rendered drawing of the HLO graph (--xla_dump_hlo_as_url)",
+    ".ll": "LLVM IR the backend generated for a kernel",
+    ".o": "machine code the backend compiled for a kernel",
+    ".ptx": "PTX assembly the GPU backend generated",
+    UNKNOWN: "not a name XLA writes: listed, never read",
+}
+
+
+# --- names ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stage:
+    """When in compilation XLA printed a module.
+
+    ``name`` is BEFORE (as the frontend handed it over), AFTER (after every
+    optimisation pass: what actually ran) or PASS (a snapshot between two
+    passes, from ``--xla_dump_hlo_pass_re``). ``platform`` is the backend
+    prefix of AFTER (``cpu``, ``sm_8.0_gpu``, ``gfx90a_gpu``; None in
+    older dumps). A PASS has its ``step`` (the module's dump counter), the
+    ``pipeline`` and the passes it sits between.
+    """
+
+    name: str
+    platform: str | None = None
+    step: int | None = None
+    pipeline: str | None = None
+    after_pass: str | None = None
+    before_pass: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The stage as spelled in the file name."""
+        if self.name == PASS:
+            return (f"{self.step:04d}.{self.pipeline}.after_{self.after_pass}"
+                    f".before_{self.before_pass}")
+        if self.name == AFTER and self.platform:
+            return f"{self.platform}_{AFTER}"
+        return self.name
+
+    @property
+    def meaning(self) -> str:
+        if self.name == BEFORE:
+            return "stage: the module as the frontend handed it to XLA, before any optimisation"
+        if self.name == AFTER:
+            backend = f" for the {self.platform} backend" if self.platform else ""
+            return f"stage: after all of XLA's optimisation passes{backend}: what actually ran"
+        return (f"stage: snapshot {self.step} of this module, in pass pipeline "
+                f"'{self.pipeline}', after pass '{self.after_pass}' and before pass "
+                f"'{self.before_pass}' (--xla_dump_hlo_pass_re)")
+
+
+@dataclass(frozen=True)
+class ProgramName:
+    """A program (HloModule) name as written and as compared across runs.
+
+    Frontends put counters into names that change between runs of the same
+    code; ``normalised`` strips them so the same program pairs up.
+    ``frontend`` says whose naming scheme was recognised (None: none).
+    """
+
+    written: str
+    normalised: str
+    frontend: str | None
+    meaning: str
+
+
+# (frontend, whole-name pattern with a <name> group, meaning). The first match wins.
+_PROGRAM_FORMS = (
+    ("tensorflow",
+     re.compile(r"(?P<name>(?:a_|__)(?:inference|forward|backward)_\w+?)_\d+(?:__\w*)?(?:\.\d+)?"),
+     "the TensorFlow function {name}; its counter, attributes and trailing .N change "
+     "between runs"),
+    ("tensorflow", re.compile(r"(?P<name>cluster)_\d+(?:__\w*)?(?:\.\d+)?"),
+     "a graph TensorFlow auto-clustered for XLA; its number and attributes change between runs"),
+    ("pytorch", re.compile(r"(?P<name>SyncTensorsGraph|IrToHlo)\.\d+"),
+     "a PyTorch/XLA graph; the number after the dot changes when the graph changes"),
+    ("jax", re.compile(r"(?P<name>p?jit_\w+?)(?:\.\d+)?"),
+     "the JAX function compiled with jax.jit"),
+    (None, re.compile(r"(?P<name>.*?)(?:\.\d+)?"), "the HloModule name"),
+)
+
+
+def program_name(written: str) -> ProgramName:
+    """Recognise a frontend's naming scheme and strip its run-dependent counters.
+
+    >>> program_name("SyncTensorsGraph.168").normalised
+    'SyncTensorsGraph'
+    >>> program_name("a_inference_train_step_128__XlaMustCompile_true_.5").normalised
+    'a_inference_train_step'
+    """
+    for frontend, pattern, meaning in _PROGRAM_FORMS:
+        match = pattern.fullmatch(written)
+        if match:
+            name = match["name"]
+            return ProgramName(written, name, frontend, meaning.format(name=name))
+    raise AssertionError("the last program form matches every name")
+
+
+def normalise_program(written: str) -> str:
+    """The name two runs of the same program share (see ``program_name``)."""
+    return program_name(written).normalised
+
+
+@dataclass(frozen=True)
+class DumpFile:
+    """One file of a dump and what its name says.
+
+    ``kind`` is HLO_TEXT, a sidecar kind (a key of KIND_MEANINGS) or
+    UNKNOWN. ``program`` is the HloModule name as written ("" when XLA
+    left it out of a long name). ``detail`` names the kernel of ``.ll`` /
+    ``.o`` files or the execution of a snapshot.
+    """
+
+    relative: str
+    kind: str
+    module_id: int | None = None
+    program: str | None = None
+    stage: Stage | None = None
+    timestamp: int | None = None
+    detail: str | None = None
+    size: int = field(default=0, compare=False)
+
+    @property
+    def name(self) -> str:
+        return self.relative.rsplit("/", 1)[-1]
+
+    @property
+    def suffix(self) -> str:
+        """The end of the name after program and stage: ``.txt``, ``-live-range.txt``..."""
+        head = _HEAD.fullmatch(self.name)
+        if head is None or self.kind in (UNKNOWN, *_FOLDER_FILES):
+            return self.name
+        tail = head["tail"][1:]
+        if self.program:
+            tail = tail[len(self.program) + 1:]
+        if self.stage is not None:
+            tail = tail[len(self.stage.label):]
+        return tail
+
+    @property
+    def is_hlo_text(self) -> bool:
+        return self.kind == HLO_TEXT
+
+
+_HEAD = re.compile(r"(?:(?P<timestamp>\d+)\.)?module_(?P<id>\d+)(?P<tail>\..+)")
+_PLATFORM = r"[a-z][a-z0-9]*(?:_\d+\.\d+[a-z]*)?(?:_gpu)?"
+
+# Stages as spelled in names, each followed by one of the forms below.
+_STAGE_FORMS = (
+    (BEFORE, r"before_optimizations"),
+    (AFTER, rf"(?:(?P<platform>{_PLATFORM})_)?after_optimizations"),
+    (PASS, r"(?P<step>\d{4})\.(?P<pipeline>[^.]+)\.after_(?P<after>[^.]+?)"
+           r"\.before_(?P<before>[^.]+?)"),
+)
+# Most specific first: "-buffer-assignment.txt" also ends in ".txt".
+_ARTIFACT_FORMS = (
+    ("buffer-assignment-values", r"-buffer-assignment-values\.txt"),
+    ("buffer-assignment", r"-buffer-assignment\.txt"),
+    ("live-range", r"-live-range\.txt"),
+    ("memory-usage-report", r"-memory-usage-report\.txt"),
+    (HLO_TEXT, r"\.txt"),
+    (".pb", r"\.hlo\.pb(?:\.gz)?"),
+    (".dot", r"\.dot"),
+    (".html", r"(?:\.top_level)?\.html"),
+    (".url", r"\.url"),
+)
+# Files XLA writes once per module, with no stage.
+_MODULE_FORMS = (
+    ("debug_options", r"debug_options"),
+    (".ll", r"(?:(?P<detail>.+)\.)?ir-(?:no|with)-opt(?:-noconst)?\.ll"),
+    (".o", r"obj-file\.(?P<detail>.+)\.o"),
+    (".ptx", r"(?:(?P<detail>.+)\.)?ptx"),
+    ("metadata.textproto", r"metadata\.textproto"),
+    ("hlo_snapshot.pb", r"execution_(?P<detail>\d+)\.hlo_snapshot\.pb"),
+)
+# The folder JAX writes next to a module's files: module_NNNN.PROGRAM/<one of these>.
+_FOLDER_FILES = frozenset({"module.mlir", "compile_options.textproto", "topology.textproto"})
+_FOLDER = re.compile(r"(?:(?P<timestamp>\d+)\.)?module_(?P<id>\d+)\.(?P<program>.+)")
+
+_PROGRAM = r"(?:\.(?P<program>.+?))?\."
+
+
+def _tail_forms() -> tuple[tuple[str, str | None, re.Pattern[str]], ...]:
+    """Every (kind, stage name, pattern) a name's tail can take, in the order tried."""
+    forms = []
+    for stage, stage_pattern in _STAGE_FORMS:
+        for kind, artifact in _ARTIFACT_FORMS:
+            forms.append((kind, stage, re.compile(
+                _PROGRAM + f"(?P<stage>{stage_pattern})(?P<suffix>{artifact})")))
+    for kind, pattern in _MODULE_FORMS:
+        forms.append((kind, None, re.compile(_PROGRAM + f"(?P<suffix>{pattern})")))
+    return tuple(forms)
+
+
+_TAIL_FORMS = _tail_forms()
+
+
+def _stage_from(name: str, match: re.Match[str]) -> Stage:
+    groups = match.groupdict()
+    if name == PASS:
+        return Stage(PASS, step=int(groups["step"]), pipeline=groups["pipeline"],
+                     after_pass=groups["after"], before_pass=groups["before"])
+    return Stage(name, platform=groups.get("platform"))
+
+
+def classify(relative: str, size: int = 0) -> DumpFile:
+    """What a file's path inside a dump says about it; never fails.
+
+    >>> f = classify("module_0028.jit_train_step.cpu_after_optimizations.txt")
+    >>> f.kind, f.module_id, f.program, f.stage.platform
+    ('hlo', 28, 'jit_train_step', 'cpu')
+    """
+    parent, _, name = relative.rpartition("/")
+    folder = _FOLDER.fullmatch(parent.rpartition("/")[2]) if parent else None
+    if folder and name in _FOLDER_FILES:
+        return DumpFile(relative, name, int(folder["id"]), folder["program"],
+                        timestamp=_int_or_none(folder["timestamp"]), size=size)
+    head = _HEAD.fullmatch(name)
+    if head is None:
+        return DumpFile(relative, UNKNOWN, size=size)
+    for kind, stage, pattern in _TAIL_FORMS:
+        match = pattern.fullmatch(head["tail"])
+        if match is None:
+            continue
+        return DumpFile(relative, kind, int(head["id"]), match["program"] or "",
+                        stage=_stage_from(stage, match) if stage else None,
+                        timestamp=_int_or_none(head["timestamp"]),
+                        detail=match.groupdict().get("detail"), size=size)
+    return DumpFile(relative, UNKNOWN, size=size)
+
+
+def _int_or_none(text: str | None) -> int | None:
+    return None if text is None else int(text)
+
+
+def _settle(file: DumpFile, known: set[str]) -> DumpFile:
+    """Split a sidecar's program from its kernel name the way its module's HLO text does.
+
+    ``module_0003.a_inference_f_1__.5.ir-no-opt.ll`` could be program
+    ``a_inference_f_1__`` with kernel ``5``, or program
+    ``a_inference_f_1__.5``: the HLO text of module 3 settles it.
+    """
+    spelled = ".".join(part for part in (file.program, file.detail) if part)
+    for program in sorted(known, key=len, reverse=True):
+        if spelled == program:
+            return replace(file, program=program, detail=None)
+        if spelled.startswith(program + "."):
+            return replace(file, program=program, detail=spelled[len(program) + 1:])
+    if not spelled and len(known) == 1:
+        return replace(file, program=next(iter(known)))
+    return file
+
+
+# --- modules ----------------------------------------------------------------------
+
+def human_size(size: int) -> str:
+    """Bytes in SI units as people read them: ``1.2 MB``, ``40 kB``, ``312 B``."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
+    return f"{size} B"
+
+
+@dataclass(frozen=True)
+class DumpModule:
+    """Every file of one compiled module: one module id and program in one dump.
+
+    ``path`` is the HLO text a caller should read: before_optimizations
+    (the program as the user's code built it, where recompile causes show),
+    else after_optimizations, else the earliest pass snapshot. Parsing is
+    lazy and cached: ``module()`` reads a file on first use only.
+    """
+
+    module_id: int | None
+    program: str
+    timestamp: int | None
+    files: tuple[DumpFile, ...]
+    root: Path
+    _parsed: dict[str, Module] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def name(self) -> ProgramName:
+        return program_name(self.program)
+
+    @property
+    def normalised(self) -> str:
+        """The program name with run-dependent counters stripped."""
+        return self.name.normalised
+
+    @property
+    def hlo_files(self) -> tuple[DumpFile, ...]:
+        return tuple(f for f in self.files if f.is_hlo_text)
+
+    def stage_file(self, stage: str) -> DumpFile | None:
+        """The HLO text at BEFORE or AFTER, or None when it was not dumped."""
+        return next((f for f in self.hlo_files if f.stage is not None and f.stage.name == stage),
+                    None)
+
+    @property
+    def passes(self) -> tuple[DumpFile, ...]:
+        """HLO text snapshots between passes, in the order XLA took them."""
+        steps = [f for f in self.hlo_files if f.stage is not None and f.stage.name == PASS]
+        return tuple(sorted(steps, key=lambda f: f.stage.step))
+
+    @property
+    def files_by_stage(self) -> dict[str, tuple[DumpFile, ...]]:
+        """Files grouped by stage label; files with no stage under ''."""
+        groups: dict[str, list[DumpFile]] = {}
+        for f in self.files:
+            groups.setdefault(f.stage.label if f.stage else "", []).append(f)
+        return {label: tuple(files) for label, files in groups.items()}
+
+    @property
+    def primary(self) -> DumpFile | None:
+        before, after = self.stage_file(BEFORE), self.stage_file(AFTER)
+        others = self.passes or self.hlo_files
+        return before or after or (others[0] if others else None)
+
+    @property
+    def path(self) -> Path | None:
+        primary = self.primary
+        return None if primary is None else self.root / primary.relative
+
+    @property
+    def size(self) -> int:
+        """Bytes of HLO text of ``path``: a cheap measure of how big the program is."""
+        primary = self.primary
+        return 0 if primary is None else primary.size
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """What was dumped, shortly: ("before", "after", "12 passes")."""
+        out = [short for short, stage in (("before", BEFORE), ("after", AFTER))
+               if self.stage_file(stage)]
+        if self.passes:
+            out.append(f"{len(self.passes)} pass" + ("es" if len(self.passes) > 1 else ""))
+        return tuple(out)
+
+    def module(self, stage: str | None = None) -> Module:
+        """The parsed HLO at ``stage`` (BEFORE or AFTER), by default of ``path``."""
+        file = self.primary if stage is None else self.stage_file(stage)
+        if file is None:
+            raise HlodiffError(f"{self.root}: module {self.label} has no "
+                               f"{stage or 'HLO text'} file")
+        if file.relative not in self._parsed:
+            from .parser import parse_file
+            self._parsed[file.relative] = parse_file(self.root / file.relative)
+        return self._parsed[file.relative]
+
+    @property
+    def instruction_count(self) -> int:
+        """Instructions in ``path`` (parses it on first use)."""
+        return self.module().instruction_count
+
+    @property
+    def label(self) -> str:
+        """``module_0028.jit_train_step`` as users see it in file names."""
+        number = "?" if self.module_id is None else f"{self.module_id:04d}"
+        return f"module_{number}" + (f".{self.program}" if self.program else "")
+
+
+@dataclass(frozen=True)
+class MainProgram:
+    """The module a user most likely means, and why it was picked."""
+
+    module: DumpModule
+    reason: str
+
+
+@dataclass(frozen=True)
+class Dump:
+    """A dump directory (or one HLO file) read by name: its files and modules.
+
+    ``modules`` are ordered by module id; ``unknown`` are files whose names
+    XLA does not write, kept so a listing can show them.
+    """
+
+    root: Path
+    files: tuple[DumpFile, ...]
+    modules: tuple[DumpModule, ...]
+
+    @property
+    def unknown(self) -> tuple[DumpFile, ...]:
+        return tuple(f for f in self.files if f.kind == UNKNOWN)
+
+    @cached_property
+    def main(self) -> MainProgram:
+        """The largest module, as the Graphcore guide advises for finding the model.
+
+        Side programs (an initialiser, a dtype cast, a PRNG seed) are small;
+        the training or inference step dwarfs them. Sizes compare
+        before_optimizations text where a module has it.
+        """
+        candidates = [m for m in self.modules if m.primary is not None]
+        ranked = sorted(candidates, key=lambda m: (m.stage_file(BEFORE) is not None, m.size),
+                        reverse=True)
+        best = ranked[0]
+        what = best.primary.stage.name if best.primary.stage else "HLO"
+        reason = f"largest {'pass snapshot' if what == PASS else what} text: {human_size(best.size)}"
+        if len(ranked) == 1:
+            return MainProgram(best, f"the only module with HLO text ({human_size(best.size)})")
+        runner_up = ranked[1]
+        tie = " (a tie: the first compiled was chosen)" if runner_up.size == best.size else ""
+        return MainProgram(best, f"{reason}, next {runner_up.normalised or runner_up.label} "
+                                 f"{human_size(runner_up.size)}{tie}")
+
+    def main_program(self) -> DumpModule:
+        """The module a user most likely means (see ``main``)."""
+        return self.main.module
+
+    @property
+    def main_reason(self) -> str:
+        return self.main.reason
+
+
+def _walk(root: Path) -> Iterator[tuple[str, int]]:
+    """(path relative to root, size) of every file under root.
+
+    Symlinked folders are not entered: XLA never writes links, and one can
+    point anywhere, even back at a parent (a loop).
+    """
+    pending = [""]
+    while pending:
+        relative = pending.pop()
+        try:
+            entries = sorted(os.scandir(root / relative), key=lambda e: e.name)
+        except OSError as err:
+            if not relative:
+                raise HlodiffError(f"{root}: cannot read: {err.strerror}") from None
+            continue
+        for entry in entries:
+            inner = f"{relative}/{entry.name}" if relative else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(inner)
+                elif entry.is_file():
+                    yield inner, entry.stat().st_size
+            except OSError:
+                continue  # vanished or dangling while we looked: not part of the dump
+
+
+def _group(files: Iterable[DumpFile], root: Path) -> tuple[DumpModule, ...]:
+    files = list(files)
+    known: dict[tuple[int | None, int], set[str]] = {}
+    for f in files:
+        if f.module_id is not None and (f.stage is not None or f.kind in _FOLDER_FILES):
+            known.setdefault((f.timestamp, f.module_id), set()).add(f.program)
+    groups: dict[tuple[int, int, str], list[DumpFile]] = {}
+    for f in files:
+        if f.module_id is None:
+            continue
+        if f.stage is None and f.kind not in _FOLDER_FILES:
+            f = _settle(f, known.get((f.timestamp, f.module_id), set()))
+        groups.setdefault((f.module_id, f.timestamp or 0, f.program or ""), []).append(f)
+    return tuple(DumpModule(module_id, program, members[0].timestamp, tuple(members), root)
+                 for (module_id, _, program), members in sorted(groups.items()))
+
+
+def _require_hlo(dump: Dump, what: str) -> Dump:
+    if not any(m.primary is not None for m in dump.modules):
+        raise HlodiffError(f"{dump.root}: no HLO text among {len(dump.files)} files {what}"
+                           " (expected names like module_0001.jit_f.before_optimizations.txt)")
+    return dump
+
+
+def load_dump(path: str | Path) -> Dump:
+    """Read a ``--xla_dump_to`` directory by file name (no HLO is parsed here).
+
+    Raises HlodiffError for a missing path, a file, an empty directory and
+    a directory with no HLO text. ``load_target`` also accepts one file.
+    """
+    root = Path(path)
+    if not root.exists():
+        raise HlodiffError(f"{root}: no such file or directory")
+    if not root.is_dir():
+        raise HlodiffError(f"{root}: not a directory (expected an --xla_dump_to directory)")
+    files = tuple(classify(relative, size) for relative, size in _walk(root))
+    if not files:
+        raise HlodiffError(f"{root}: empty directory (expected files written by "
+                           "XLA_FLAGS=--xla_dump_to)")
+    return _require_hlo(Dump(root, files, _group(files, root)), "in this directory")
+
+
+def file_dump(path: str | Path) -> Dump:
+    """One HLO text file seen as a dump of one module, for commands that take files too."""
+    path = Path(path)
+    if not path.exists():
+        raise HlodiffError(f"{path}: no such file or directory")
+    if path.is_dir():
+        raise HlodiffError(f"{path}: is a directory, expected an HLO text file")
+    file = classify(path.name, path.stat().st_size)
+    if file.kind != HLO_TEXT:
+        file = DumpFile(path.name, HLO_TEXT, program=path.name.split(".")[0], size=file.size)
+    module = DumpModule(file.module_id, file.program or "", file.timestamp, (file,), path.parent)
+    return Dump(path.parent, (file,), (module,))
+
+
+def load_target(path: str | Path) -> Dump:
+    """A dump directory, or a single HLO text file, as a Dump."""
+    path = Path(path)
+    return load_dump(path) if path.is_dir() else file_dump(path)
+
+
+# --- explaining names ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NamePart:
+    """A piece of a file name and what it means."""
+
+    text: str
+    meaning: str
+
+
+def explain(file: DumpFile) -> tuple[NamePart, ...]:
+    """Spell out each part of a file's name, for people new to XLA dumps."""
+    if file.kind == UNKNOWN:
+        return (NamePart(file.name, KIND_MEANINGS[UNKNOWN]),)
+    parts = []
+    if file.timestamp is not None:
+        when = datetime.fromtimestamp(file.timestamp / 1e6, tz=timezone.utc)
+        parts.append(NamePart(str(file.timestamp),
+                              f"timestamp: first dump of this module, {when:%Y-%m-%d %H:%M:%S} UTC "
+                              "(--xla_dump_include_timestamp)"))
+    if file.module_id is not None:
+        parts.append(NamePart(f"module_{file.module_id:04d}",
+                              f"module id {file.module_id}: XLA's counter of modules compiled in "
+                              "this process (JAX's ids step by 2); not stable across runs"))
+    if file.program:
+        name = program_name(file.program)
+        compared = "" if name.normalised == name.written else f", compared as {name.normalised}"
+        parts.append(NamePart(file.program, f"program name: {name.meaning}{compared}"))
+    if file.kind in _FOLDER_FILES:
+        parts.append(NamePart(file.name, KIND_MEANINGS[file.kind] + " (in the module's folder)"))
+        return tuple(parts)
+    if file.stage is not None:
+        parts.append(NamePart(file.stage.label, file.stage.meaning))
+    about = f" ({file.detail})" if file.detail else ""
+    parts.append(NamePart(file.suffix, KIND_MEANINGS[file.kind] + about))
+    return tuple(parts)
+
+
+# --- listing ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ListedModule:
+    """One row of ``hlodiff ls``: a module, its size and (when counted) instructions."""
+
+    module: DumpModule
+    is_main: bool
+    instructions: int | None = None
+    error: str | None = None  # why the instructions could not be counted
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What ``hlodiff ls`` shows: every module of a dump and which is the main program."""
+
+    dump: Dump
+    rows: tuple[ListedModule, ...]
+    main: MainProgram
+
+
+def list_dump(dump: Dump, *, count: bool = True,
+              on_module: Callable[[DumpModule], None] | None = None) -> Listing:
+    """Rows for every module; with ``count`` each module's HLO is parsed once.
+
+    ``on_module`` is called after each module is read, for a progress bar.
+    A module that does not parse keeps its row with the error instead of a
+    count: one bad file must not hide the rest of a listing.
+    """
+    main = dump.main
+    rows = []
+    for module in dump.modules:
+        instructions = error = None
+        if count and module.primary is not None:
+            try:
+                instructions = module.instruction_count
+            except HlodiffError as err:
+                error = str(err).splitlines()[0]
+            if on_module is not None:
+                on_module(module)
+        rows.append(ListedModule(module, module is main.module, instructions, error))
+    return Listing(dump, tuple(rows), main)
