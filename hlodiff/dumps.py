@@ -26,7 +26,8 @@ from .model import Module
 
 BEFORE = "before_optimizations"
 AFTER = "after_optimizations"
-PASS = "pass"
+PASS = "pass"  # between two passes of a pipeline
+IN_PASS = "in_pass"  # at a step inside one pass (copy-insertion does this)
 
 HLO_TEXT = "hlo"
 UNKNOWN = "unknown"
@@ -66,7 +67,9 @@ class Stage:
     passes, from ``--xla_dump_hlo_pass_re``). ``platform`` is the backend
     prefix of AFTER (``cpu``, ``sm_8.0_gpu``, ``gfx90a_gpu``; None in
     older dumps). A PASS has its ``step`` (the module's dump counter), the
-    ``pipeline`` and the passes it sits between.
+    ``pipeline`` and the passes it sits between; an IN_PASS snapshot has
+    its ``step``, the pass (``pipeline`` holds its name) and the pass's own
+    ``pass_step`` (``after_adding_copies_to_resolve_interference``).
     """
 
     name: str
@@ -75,6 +78,7 @@ class Stage:
     pipeline: str | None = None
     after_pass: str | None = None
     before_pass: str | None = None
+    pass_step: str | None = None
 
     @property
     def label(self) -> str:
@@ -82,6 +86,8 @@ class Stage:
         if self.name == PASS:
             return (f"{self.step:04d}.{self.pipeline}.after_{self.after_pass}"
                     f".before_{self.before_pass}")
+        if self.name == IN_PASS:
+            return f"{self.step:04d}.{self.pipeline}.{self.pass_step}"
         if self.name == AFTER and self.platform:
             return f"{self.platform}_{AFTER}"
         return self.name
@@ -93,6 +99,9 @@ class Stage:
         if self.name == AFTER:
             backend = f" for the {self.platform} backend" if self.platform else ""
             return f"stage: after all of XLA's optimisation passes{backend}: what actually ran"
+        if self.name == IN_PASS:
+            return (f"stage: snapshot {self.step} of this module, taken inside pass "
+                    f"'{self.pipeline}' at its step '{self.pass_step}' (--xla_dump_hlo_pass_re)")
         return (f"stage: snapshot {self.step} of this module, in pass pipeline "
                 f"'{self.pipeline}', after pass '{self.after_pass}' and before pass "
                 f"'{self.before_pass}' (--xla_dump_hlo_pass_re)")
@@ -200,6 +209,7 @@ _STAGE_FORMS = (
     (AFTER, rf"(?:(?P<platform>{_PLATFORM})_)?after_optimizations"),
     (PASS, r"(?P<step>\d{4})\.(?P<pipeline>[^.]+)\.after_(?P<after>[^.]+?)"
            r"\.before_(?P<before>[^.]+?)"),
+    (IN_PASS, r"(?P<step>\d{4})\.(?P<pipeline>[^.]+)\.(?P<pass_step>[^.]+?)"),
 )
 # Most specific first: "-buffer-assignment.txt" also ends in ".txt".
 _ARTIFACT_FORMS = (
@@ -246,9 +256,10 @@ _TAIL_FORMS = _tail_forms()
 
 def _stage_from(name: str, match: re.Match[str]) -> Stage:
     groups = match.groupdict()
-    if name == PASS:
-        return Stage(PASS, step=int(groups["step"]), pipeline=groups["pipeline"],
-                     after_pass=groups["after"], before_pass=groups["before"])
+    if name in (PASS, IN_PASS):
+        return Stage(name, step=int(groups["step"]), pipeline=groups["pipeline"],
+                     after_pass=groups.get("after"), before_pass=groups.get("before"),
+                     pass_step=groups.get("pass_step"))
     return Stage(name, platform=groups.get("platform"))
 
 
@@ -349,7 +360,8 @@ class DumpModule:
     @property
     def passes(self) -> tuple[DumpFile, ...]:
         """HLO text snapshots between passes, in the order XLA took them."""
-        steps = [f for f in self.hlo_files if f.stage is not None and f.stage.name == PASS]
+        steps = [f for f in self.hlo_files
+                 if f.stage is not None and f.stage.name in (PASS, IN_PASS)]
         return tuple(sorted(steps, key=lambda f: f.stage.step))
 
     @property
@@ -446,7 +458,8 @@ class Dump:
                         reverse=True)
         best = ranked[0]
         what = best.primary.stage.name if best.primary.stage else "HLO"
-        reason = f"largest {'pass snapshot' if what == PASS else what} text: {human_size(best.size)}"
+        what = "pass snapshot" if what in (PASS, IN_PASS) else what
+        reason = f"largest {what} text: {human_size(best.size)}"
         if len(ranked) == 1:
             return MainProgram(best, f"the only module with HLO text ({human_size(best.size)})")
         runner_up = ranked[1]
@@ -490,20 +503,27 @@ def _walk(root: Path) -> Iterator[tuple[str, int]]:
 
 
 def _group(files: Iterable[DumpFile], root: Path) -> tuple[DumpModule, ...]:
+    """Files of one module id and program together.
+
+    Not keyed by timestamp: XLA prefixes HLO files with it but writes
+    ``debug_options`` and the module folder without.
+    """
     files = list(files)
-    known: dict[tuple[int | None, int], set[str]] = {}
+    known: dict[int, set[str]] = {}
     for f in files:
         if f.module_id is not None and (f.stage is not None or f.kind in _FOLDER_FILES):
-            known.setdefault((f.timestamp, f.module_id), set()).add(f.program)
-    groups: dict[tuple[int, int, str], list[DumpFile]] = {}
+            known.setdefault(f.module_id, set()).add(f.program)
+    groups: dict[tuple[int, str], list[DumpFile]] = {}
     for f in files:
         if f.module_id is None:
             continue
         if f.stage is None and f.kind not in _FOLDER_FILES:
-            f = _settle(f, known.get((f.timestamp, f.module_id), set()))
-        groups.setdefault((f.module_id, f.timestamp or 0, f.program or ""), []).append(f)
-    return tuple(DumpModule(module_id, program, members[0].timestamp, tuple(members), root)
-                 for (module_id, _, program), members in sorted(groups.items()))
+            f = _settle(f, known.get(f.module_id, set()))
+        groups.setdefault((f.module_id, f.program or ""), []).append(f)
+    return tuple(DumpModule(module_id, program,
+                            next((f.timestamp for f in members if f.timestamp), None),
+                            tuple(members), root)
+                 for (module_id, program), members in sorted(groups.items()))
 
 
 def _require_hlo(dump: Dump, what: str) -> Dump:

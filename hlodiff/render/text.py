@@ -104,7 +104,8 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
                       style=style)
     out.print(table)
     main = listing.main.module
-    out.print(f"main program: {main.label} ({listing.main.reason})")
+    number = "" if main.module_id is None else f"module {main.module_id}, "
+    out.print(f"main program: {number}{main.normalised} ({listing.main.reason})", markup=False)
     out.print(f"  {main.path}", style="dim", markup=False)
     for row in listing.rows:
         if row.error:
