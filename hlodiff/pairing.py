@@ -1,0 +1,243 @@
+"""Pairing modules across two runs: which module of run B is run A's program.
+
+Module ids and name counters differ between runs (JAX ids shift when one
+more helper compiles, TensorFlow and PyTorch/XLA number their functions and
+graphs), so modules are paired on evidence, cheapest first:
+
+1. the same normalised program name (``dumps.normalise_program``), one
+   module each: ``NAME``;
+2. the same name but several modules each (six ``jit_convert_element_type``
+   compilations): identical HLO text first, then the closest structure,
+   then compile order: ``IDENTICAL`` or ``NAME_STRUCTURE``;
+3. different names but nearly the same structure (opcode histogram and
+   entry opcode sequence compared with rapidfuzz, sizes as a tie-break):
+   ``STRUCTURE``.
+
+What is left was compiled in one run only, which is itself a finding: an
+extra compilation is a recompile. The differ consumes ``pair_dumps``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable
+
+from rapidfuzz.distance import Indel
+
+from .dumps import Dump, DumpModule
+from .errors import HlodiffError
+
+IDENTICAL = "identical"
+NAME = "name"
+NAME_STRUCTURE = "name+structure"
+STRUCTURE = "structure"
+LARGEST = "largest"
+
+# Modules of different names pair only when their structures are this alike.
+STRUCTURE_THRESHOLD = 0.85
+# Comparing structure parses every leftover module: past this many
+# candidate pairs, leave them unpaired and say so rather than crawl.
+STRUCTURE_BUDGET = 10_000
+# Entry opcode sequences longer than this are compared on their first part.
+SEQUENCE_LIMIT = 5_000
+
+
+@dataclass(frozen=True)
+class ModulePair:
+    """Module ``a`` of the first run and ``b`` of the second, taken as one program.
+
+    ``how`` says on what evidence (IDENTICAL, NAME, NAME_STRUCTURE,
+    STRUCTURE, or LARGEST when the two main programs were paired for lack
+    of anything better). ``score`` (0..1) is how alike they looked: the
+    structural similarity where structure was compared, else the ratio of
+    their HLO text sizes (1.0 for identical text).
+    """
+
+    a: DumpModule
+    b: DumpModule
+    how: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """The chosen module pairs of two dumps, and the modules of one run only.
+
+    ``pairs`` holds what the caller asked for (by default the main
+    program's pair, first), ordered by run A's module id otherwise.
+    ``only_a`` / ``only_b`` always list every unpaired module of each run,
+    whatever was selected: a compilation that happened in one run only can
+    be the recompile the user is looking for. ``notes`` say where the
+    matcher gave up or could not read a module.
+    """
+
+    pairs: tuple[ModulePair, ...]
+    only_a: tuple[DumpModule, ...]
+    only_b: tuple[DumpModule, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def main(self) -> ModulePair | None:
+        """The first selected pair: the main program's with the default selection."""
+        return self.pairs[0] if self.pairs else None
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a module's structure looks like, independent of names and ids."""
+
+    histogram: Counter[str]
+    entry: tuple[str, ...]  # opcodes of the entry computation, in order
+    size: int
+
+    def similarity(self, other: Signature) -> float:
+        """0..1: opcode histograms and entry sequences alike, sizes as a small tie-break."""
+        shared = sum((self.histogram & other.histogram).values())
+        total = sum((self.histogram | other.histogram).values())
+        histogram = shared / total if total else 1.0
+        sequence = Indel.normalized_similarity(self.entry, other.entry)
+        return 0.45 * histogram + 0.45 * sequence + 0.1 * _size_ratio(self.size, other.size)
+
+
+def _size_ratio(a: int, b: int) -> float:
+    return min(a, b) / max(a, b) if max(a, b) else 1.0
+
+
+def signature(module: DumpModule) -> Signature:
+    """The structure of ``module`` (parses its HLO text once)."""
+    parsed = module.module()
+    histogram = Counter(instruction.opcode for _, instruction in parsed.instructions())
+    entry = tuple(i.opcode for i in parsed.entry.instructions[:SEQUENCE_LIMIT])
+    return Signature(histogram, entry, module.size)
+
+
+class _Matcher:
+    """The pairing algorithm behind ``pair_dumps``; holds what is still unpaired."""
+
+    def __init__(self, dump_a: Dump, dump_b: Dump):
+        self.free_a = [m for m in dump_a.modules if m.primary is not None]
+        self.free_b = [m for m in dump_b.modules if m.primary is not None]
+        self.pairs: list[ModulePair] = []
+        self.notes: list[str] = []
+        self.signatures: dict[int, Signature | None] = {}  # by id(): each module read once
+
+    def run(self) -> None:
+        for name in dict.fromkeys(m.normalised for m in self.free_a):
+            group_a = [m for m in self.free_a if m.normalised == name]
+            group_b = [m for m in self.free_b if m.normalised == name]
+            if len(group_a) == 1 and len(group_b) == 1:
+                self._take(group_a[0], group_b[0], NAME,
+                           _size_ratio(group_a[0].size, group_b[0].size))
+            elif group_b:
+                self._match_group(group_a, group_b)
+        self._match_structure(self.free_a, self.free_b, STRUCTURE, STRUCTURE_THRESHOLD)
+
+    def _take(self, a: DumpModule, b: DumpModule, how: str, score: float) -> None:
+        self.free_a.remove(a)
+        self.free_b.remove(b)
+        self.pairs.append(ModulePair(a, b, how, score))
+
+    def _match_group(self, group_a: list[DumpModule], group_b: list[DumpModule]) -> None:
+        """Several modules of one name in each run: identical text, then structure."""
+        for a in group_a:
+            twin = next((b for b in group_b if b in self.free_b and _same_text(a, b)), None)
+            if twin is not None:
+                self._take(a, twin, IDENTICAL, 1.0)
+        rest_a = [m for m in group_a if m in self.free_a]
+        rest_b = [m for m in group_b if m in self.free_b]
+        if len(rest_a) == 1 and len(rest_b) == 1:
+            self._take(rest_a[0], rest_b[0], NAME, _size_ratio(rest_a[0].size, rest_b[0].size))
+        else:
+            self._match_structure(rest_a, rest_b, NAME_STRUCTURE, 0.0)
+
+    def _match_structure(self, modules_a: list[DumpModule], modules_b: list[DumpModule],
+                         how: str, threshold: float) -> None:
+        """Greedy: the most alike pair first; equal scores in compile order."""
+        if not modules_a or not modules_b:
+            return
+        if len(modules_a) * len(modules_b) > STRUCTURE_BUDGET:
+            self.notes.append(f"{len(modules_a)} and {len(modules_b)} modules left unpaired: "
+                              "too many to compare by structure")
+            return
+        signatures = {m: self._signature(m) for m in (*modules_a, *modules_b)}
+        candidates = []
+        for i, a in enumerate(modules_a):
+            for j, b in enumerate(modules_b):
+                if signatures[a] is None or signatures[b] is None:
+                    continue
+                score = signatures[a].similarity(signatures[b])
+                if score >= threshold:
+                    candidates.append((-score, abs(i - j), i, j, a, b))
+        for negative_score, _, _, _, a, b in sorted(candidates, key=lambda c: c[:4]):
+            if a in self.free_a and b in self.free_b:
+                self._take(a, b, how, -negative_score)
+
+    def _signature(self, module: DumpModule) -> Signature | None:
+        if id(module) not in self.signatures:
+            try:
+                self.signatures[id(module)] = signature(module)
+            except HlodiffError as err:
+                self.signatures[id(module)] = None
+                self.notes.append(f"{module.label} was not compared by structure: "
+                                  f"{str(err).splitlines()[0]}")
+        return self.signatures[id(module)]
+
+
+def _same_text(a: DumpModule, b: DumpModule) -> bool:
+    if a.size != b.size:
+        return False
+    return a.path.read_bytes() == b.path.read_bytes()
+
+
+def pair_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None,
+               all: bool = False) -> Pairing:
+    """Pair the modules of two dumps of the same program.
+
+    By default ``pairs`` holds one pair: run A's main program and its
+    partner (or, when A's main found none, run B's main and its partner; or
+    the two main programs as LARGEST). ``select`` keeps the pairs where
+    either module's program name, as written or normalised, matches the
+    regular expression; ``all`` keeps every pair. Raises HlodiffError for a
+    bad expression or one that matches no pair.
+    """
+    matcher = _Matcher(dump_a, dump_b)
+    matcher.run()
+    pairs = sorted(matcher.pairs, key=lambda p: (p.a.module_id or 0, p.a.program))
+    only_a, only_b = list(matcher.free_a), list(matcher.free_b)
+    if all:
+        chosen = pairs
+    elif select is not None:
+        chosen = _selected(pairs, select)
+    else:
+        main_pair = _main_pair(pairs, dump_a.main_program(), dump_b.main_program())
+        if main_pair is None:
+            a, b = dump_a.main_program(), dump_b.main_program()
+            main_pair = ModulePair(a, b, LARGEST, _size_ratio(a.size, b.size))
+            only_a.remove(a)
+            only_b.remove(b)
+        chosen = [main_pair]
+    return Pairing(tuple(chosen), tuple(only_a), tuple(only_b), tuple(matcher.notes))
+
+
+def _main_pair(pairs: Iterable[ModulePair], main_a: DumpModule,
+               main_b: DumpModule) -> ModulePair | None:
+    pairs = list(pairs)
+    return (next((p for p in pairs if p.a == main_a), None)
+            or next((p for p in pairs if p.b == main_b), None))
+
+
+def _selected(pairs: list[ModulePair], select: str) -> list[ModulePair]:
+    try:
+        pattern = re.compile(select)
+    except re.error as err:
+        raise HlodiffError(f"--module {select!r}: not a regular expression: {err}") from None
+    chosen = [p for p in pairs
+              if any(pattern.search(name) for name in (p.a.program, p.a.normalised,
+                                                       p.b.program, p.b.normalised))]
+    if not chosen:
+        programs = ", ".join(sorted({p.a.normalised for p in pairs})) or "none"
+        raise HlodiffError(f"--module {select!r} matches no module in both runs "
+                           f"(paired programs: {programs})")
+    return chosen
