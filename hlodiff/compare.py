@@ -1,0 +1,53 @@
+"""The whole job for two runs: pair modules, diff each stage, explain.
+
+``compare(a, b)`` takes two dump directories or two HLO files and returns
+the ``Report`` the ``diff`` command renders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .diff import Change, diff_modules
+from .dumps import AFTER, BEFORE, DumpModule, load_target
+from .explain import ModulePairing, Report, StageDiff, explain
+from .model import Origin
+from .pairing import pair_dumps
+
+
+def compare(a: str | Path, b: str | Path, *, select: str | None = None,
+            all: bool = False) -> Report:
+    """Why the programs in ``a`` and ``b`` differ (see ``explain.Report``)."""
+    dump_a, dump_b = load_target(a), load_target(b)
+    pairing = pair_dumps(dump_a, dump_b, select=select, all=all)
+    stages: list[StageDiff] = []
+    for pair in pairing.pairs:
+        stages.extend(_stage_diffs(pair.a, pair.b))
+    extra: list[Change] = []
+    if Path(a).is_dir() and Path(b).is_dir():
+        extra += [_module_change("module_removed", m) for m in pairing.only_a]
+        extra += [_module_change("module_added", m) for m in pairing.only_b]
+    modules = tuple(ModulePairing(p.a.label, p.b.label, p.how) for p in pairing.pairs)
+    return explain(stages, extra, modules)
+
+
+def _stage_diffs(a: DumpModule, b: DumpModule) -> list[StageDiff]:
+    """Diffs at every stage both modules were dumped at (or their only files)."""
+    shared = [s for s in (BEFORE, AFTER) if a.stage_file(s) and b.stage_file(s)]
+    if not shared:
+        ma, mb = a.module(), b.module()
+        label = a.primary.stage.name if a.primary and a.primary.stage else "hlo"
+        return [StageDiff(label, ma, mb, diff_modules(ma, mb))]
+    out = []
+    for stage in shared:
+        ma, mb = a.module(stage), b.module(stage)
+        out.append(StageDiff(stage, ma, mb, diff_modules(ma, mb)))
+    return out
+
+
+def _module_change(kind: str, module: DumpModule) -> Change:
+    text = f"{module.label} ({module.normalised})"
+    old, new = (text, None) if kind == "module_removed" else (None, text)
+    return Change(kind, old, new, "", module.label if kind == "module_removed" else None,
+                  module.label if kind == "module_added" else None, Origin(),
+                  "compiled in one run only: an extra compilation is itself a recompile")

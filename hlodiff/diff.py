@@ -1,0 +1,274 @@
+"""What differs between two aligned modules: a list of ``Change`` records.
+
+Each matched instruction pair is compared on what XLA would compile:
+opcode, shape (split into dtype, dimensions and layout), constant value,
+attributes (parsed, so spacing does not count) and, separately, metadata,
+which no compiled program depends on. Unmatched instructions are added or
+removed. Every change carries the origin of its instruction in the user's
+code; a constant without metadata borrows its users' origin.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from deepdiff import DeepDiff
+
+from .align import Alignment, ComputationMatch, align
+from .constants import origin_from_users, users_of
+from .model import Instruction, Module, Origin, Shape
+from .values import element_value
+
+KINDS = ("constant", "shape", "dtype", "layout", "opcode", "op_added", "op_removed", "attribute",
+         "parameter", "constant_to_parameter", "parameter_to_constant", "metadata",
+         "elided_constant", "module_added", "module_removed")
+
+_NOT_COMPILED = frozenset({"metadata", "statistics"})
+_CALLS = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
+                    "true_computation", "false_computation", "branch_computations",
+                    "called_computations"})
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference at one place.
+
+    ``old`` and ``new`` are as printed in the HLO (a literal, a shape, an
+    opcode, an attribute value); ``detail`` says more where needed (the
+    attribute name, the differing array elements). ``a`` and ``b`` name the
+    instruction on each side (None when it exists on one side only).
+    """
+
+    kind: str
+    old: str | None
+    new: str | None
+    computation: str
+    a: str | None
+    b: str | None
+    origin: Origin = field(default_factory=Origin, compare=False)
+    detail: str = ""
+    element_type: str | None = None  # of a constant, for the hash rules
+    all_zero_or_one: tuple[bool, bool] = (False, False)  # old, new constant is all 0 / all 1
+
+
+def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> list[Change]:
+    """Every change between ``a`` and ``b``, in b's file order."""
+    alignment = alignment or align(a, b)
+    changes: list[Change] = []
+    for match in alignment.computations:
+        changes.extend(_ComputationDiff(alignment, match).changes())
+    return changes
+
+
+class _ComputationDiff:
+    def __init__(self, alignment: Alignment, match: ComputationMatch):
+        self.alignment = alignment
+        self.match = match
+        self.is_entry = match.a.is_entry or match.a is alignment.a.entry
+        self._users_a = None
+        self._users_b = None
+
+    # origins ------------------------------------------------------------------------
+
+    def _origin(self, module: Module, instruction: Instruction, users_attr: str) -> Origin:
+        origin = module.origin(instruction)
+        if origin.op_name or origin.source_file or origin.stack:
+            return origin
+        users = getattr(self, users_attr)
+        if users is None:
+            computation = self.match.a if users_attr == "_users_a" else self.match.b
+            users = users_of(computation)
+            setattr(self, users_attr, users)
+        return origin_from_users(module, instruction, users)[0]
+
+    def origin_b(self, y: Instruction) -> Origin:
+        return self._origin(self.alignment.b, y, "_users_b")
+
+    def origin_a(self, x: Instruction) -> Origin:
+        return self._origin(self.alignment.a, x, "_users_a")
+
+    # changes --------------------------------------------------------------------------------
+
+    def changes(self) -> list[Change]:
+        m = self.match
+        out: list[Change] = []
+        reverse = {y: x for x, y in m.pairs.items()}
+        for y in m.b.instructions:
+            x_name = reverse.get(y.name)
+            if x_name is None:
+                out.append(self._one_sided("op_added", None, y))
+                continue
+            out.extend(self._compare(m.a.by_name[x_name], y))
+        for x in m.unmatched_a:
+            out.append(self._one_sided("op_removed", x, None))
+        if self.is_entry:
+            out.extend(self._parameter_count())
+        return out
+
+    def _change(self, kind, old, new, x, y, detail="", **extra) -> Change:
+        origin = self.origin_b(y) if y is not None else Origin()
+        if not origin and x is not None:
+            origin = self.origin_a(x)
+        return Change(kind, old, new, self.match.b.name if y is not None else self.match.a.name,
+                      x.name if x is not None else None, y.name if y is not None else None,
+                      origin, detail, **extra)
+
+    def _one_sided(self, kind: str, x: Instruction | None, y: Instruction | None) -> Change:
+        if kind == "op_added" and y.opcode == "convert":
+            converted = self._dtype_conversion(y)
+            if converted is not None:
+                return converted
+        instruction = y if y is not None else x
+        text = f"{instruction.opcode} {instruction.shape}" if instruction.shape else instruction.opcode
+        if kind == "op_added":
+            return self._change(kind, None, text, None, y)
+        return self._change(kind, text, None, x, None)
+
+    def _dtype_conversion(self, y: Instruction) -> Change | None:
+        """An added convert is a dtype change the user made: ``f32 -> bf16``."""
+        source = self.match.b.by_name.get(y.operands[0]) if y.operands else None
+        if source is None or source.shape is None or y.shape is None:
+            return None
+        old, new = _element_types(source.shape), _element_types(y.shape)
+        if old == new:
+            return None
+        return self._change("dtype", ",".join(old), ",".join(new), None, y,
+                            detail=f"a convert was added: {source.shape} -> {y.shape}")
+
+    def _compare(self, x: Instruction, y: Instruction) -> list[Change]:
+        out: list[Change] = []
+        if x.opcode != y.opcode:
+            if x.opcode == "constant" and y.opcode == "parameter":
+                return [self._change("constant_to_parameter", x.operand_text.strip(),
+                                     f"parameter({y.parameter_number}) {y.shape}", x, y)]
+            if x.opcode == "parameter" and y.opcode == "constant":
+                return [self._change("parameter_to_constant",
+                                     f"parameter({x.parameter_number}) {x.shape}",
+                                     y.operand_text.strip(), x, y)]
+            out.append(self._change("opcode", x.opcode, y.opcode, x, y))
+        if self.is_entry and x.opcode == y.opcode == "parameter":
+            if str(x.shape) != str(y.shape) or x.parameter_number != y.parameter_number:
+                out.append(self._change("parameter", f"parameter({x.parameter_number}) {x.shape}",
+                                        f"parameter({y.parameter_number}) {y.shape}", x, y))
+        else:
+            out.extend(self._shape_changes(x, y))
+        if x.opcode == y.opcode == "constant":
+            out.extend(self._constant_change(x, y))
+        out.extend(self._attribute_changes(x, y))
+        return out
+
+    def _shape_changes(self, x: Instruction, y: Instruction) -> list[Change]:
+        sx, sy = x.shape, y.shape
+        if sx is None or sy is None or str(sx) == str(sy):
+            return []
+        if _element_types(sx) != _element_types(sy):
+            kind = "dtype"
+        elif str(sx.without_layout()) != str(sy.without_layout()):
+            kind = "shape"
+        else:
+            kind = "layout"
+        return [self._change(kind, str(sx), str(sy), x, y)]
+
+    def _constant_change(self, x: Instruction, y: Instruction) -> list[Change]:
+        lx, ly = x.literal, y.literal
+        if lx is None or ly is None or lx == ly:
+            return []
+        element_type = y.shape.element_type if y.shape is not None else None
+        if lx.elided and ly.elided:
+            return [self._change("elided_constant", lx.text, ly.text, x, y,
+                                 "values not printed (dump with --xla_dump_large_constants)",
+                                 element_type=element_type)]
+        if x.shape is not None and y.shape is not None and str(x.shape.without_layout()) != str(
+                y.shape.without_layout()):
+            return []  # a shape change says it already; the values cannot line up
+        detail = _element_differences(lx.elements, ly.elements) if not lx.parts else ""
+        return [self._change("constant", lx.text, ly.text, x, y, detail,
+                             element_type=element_type,
+                             all_zero_or_one=(_all_zero_or_one(lx.elements),
+                                              _all_zero_or_one(ly.elements)))]
+
+    def _attribute_changes(self, x: Instruction, y: Instruction) -> list[Change]:
+        ax = {a.name: a for a in x.attributes if a.name not in _CALLS}
+        ay = {a.name: a for a in y.attributes if a.name not in _CALLS}
+        out = []
+        metadata_old = metadata_new = None  # set when the metadata text differs
+        for name in list(ax) + [n for n in ay if n not in ax]:
+            old, new = ax.get(name), ay.get(name)
+            if old is not None and new is not None and old.text == new.text:
+                continue
+            if old is not None and new is not None and not DeepDiff(old.value, new.value):
+                continue
+            if name in _NOT_COMPILED:
+                if name == "metadata":
+                    metadata_old, metadata_new = x.metadata, y.metadata
+                continue
+            out.append(self._change("attribute", None if old is None else old.text,
+                                    None if new is None else new.text, x, y, detail=name))
+        if metadata_old is not None or metadata_new is not None:
+            described = _metadata_difference(self.alignment.a.origin(x), self.alignment.b.origin(y))
+            if described:
+                out.append(self._change("metadata", described[0], described[1], x, y,
+                                        detail=described[2]))
+        return out
+
+    def _parameter_count(self) -> list[Change]:
+        na, nb = len(self.match.a.parameters), len(self.match.b.parameters)
+        if na == nb:
+            return []
+        return [Change("parameter", f"{na} parameters", f"{nb} parameters", self.match.b.name,
+                       None, None, Origin(), "the entry computation takes a different number "
+                       "of parameters")]
+
+
+def _element_types(shape: Shape) -> tuple[str, ...]:
+    if shape.tuple_shapes:
+        return tuple(t for s in shape.tuple_shapes for t in _element_types(s))
+    return (shape.element_type,)
+
+
+def _all_zero_or_one(elements: tuple[str, ...]) -> bool:
+    if not elements:
+        return False
+    try:
+        values = {element_value(e) for e in elements}
+    except ValueError:
+        return False
+    return len(values) == 1 and next(iter(values)) in (0, 1)
+
+
+def _element_differences(old: tuple[str, ...], new: tuple[str, ...], limit: int = 5) -> str:
+    """``[3]: 0.5 -> 0.7, [9]: 1 -> 2 (2 of 16 elements differ)`` for arrays."""
+    if len(old) <= 1 or len(old) != len(new):
+        return ""
+    differing = [i for i, (o, n) in enumerate(zip(old, new)) if o != n and not _same_number(o, n)]
+    shown = ", ".join(f"[{i}]: {old[i]} -> {new[i]}" for i in differing[:limit])
+    more = f", ... " if len(differing) > limit else ""
+    return f"{shown}{more} ({len(differing)} of {len(old)} elements differ)"
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        va, vb = element_value(a), element_value(b)
+    except ValueError:
+        return False
+    if isinstance(va, float) and isinstance(vb, float) and math.isnan(va) and math.isnan(vb):
+        return True
+    return va == vb
+
+
+def _metadata_difference(old: Origin, new: Origin) -> tuple[str, str, str] | None:
+    """(old, new, which fields) for the metadata a person cares about.
+
+    Stack frames are compared resolved (file, function, line): their ids
+    are renumbered between runs and mean nothing by themselves.
+    """
+    keys = [k for k in ("op_name", "op_type", "source_file", "source_line", "stack")
+            if getattr(old, k) != getattr(new, k)]
+    if not keys:
+        return None
+    key = keys[0]
+    if key == "stack":
+        return (" < ".join(f"{f.file}:{f.line}" for f in old.stack[:3]),
+                " < ".join(f"{f.file}:{f.line}" for f in new.stack[:3]), "stack")
+    return str(getattr(old, key)), str(getattr(new, key)), ", ".join(keys)
