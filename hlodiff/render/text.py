@@ -85,7 +85,8 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     """One row per module, the main program marked and why it was chosen."""
     out = console(stream)
     dump = listing.dump
-    table = Table(title=f"{len(listing.rows)} modules in {dump.root}", title_justify="left")
+    table = Table(title=f"{_count(len(listing.rows), 'module')} in {dump.root}",
+                  title_justify="left")
     table.add_column("id", justify="right")
     table.add_column("program", overflow="fold")
     table.add_column("stages")
@@ -113,10 +114,14 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     if dump.unknown:
         names = ", ".join(f.relative for f in dump.unknown[:10])
         more = f" and {len(dump.unknown) - 10} more" if len(dump.unknown) > 10 else ""
-        out.print(f"{len(dump.unknown)} files not named the way XLA names dumps (listed, not read): "
-                  f"{names}{more}", markup=False)
+        out.print(f"{_count(len(dump.unknown), 'file')} not named the way XLA names dumps "
+                  f"(listed, not read): {names}{more}", markup=False)
     if explain:
         _explain_names(out, listing)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _explain_names(out: Console, listing: Listing) -> None:

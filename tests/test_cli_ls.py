@@ -1,0 +1,140 @@
+"""``hlodiff ls``: which file is my program, and what do these names mean."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from conftest import run_cli
+from dump_trees import hlo_text, jax_dump, snapshot, tf_dump, write_tree
+from hlodiff.render import text as render_text
+
+
+def test_ls_marks_the_main_program_and_says_why(tmp_path):
+    jax_dump(tmp_path)
+    out = run_cli("ls", str(tmp_path)).stdout
+    rows = [line for line in out.splitlines() if "jit_" in line and "│" in line]
+    assert [("main" in row) for row in rows] == [False, False, True]
+    assert "jit_train_step" in rows[2] and "before, after" in rows[2] and "41" in rows[2]
+    assert "main program: module 4, jit_train_step (largest before_optimizations text" in out
+    assert "next jit_init_params" in out
+
+
+def test_ls_shows_names_without_counters(tmp_path):
+    tf_dump(tmp_path, 128, 5)
+    out = run_cli("ls", str(tmp_path)).stdout
+    assert "a_inference_train_step " in out and "_128" not in out.split("main program")[0]
+
+
+def test_ls_json_is_one_document(tmp_path):
+    jax_dump(tmp_path)
+    write_tree(tmp_path, {"README.md": "notes"})
+    doc = json.loads(run_cli("ls", str(tmp_path), "--format", "json").stdout)
+    assert [m["program"] for m in doc["modules"]] == [
+        "jit_convert_element_type", "jit_init_params", "jit_train_step"]
+    assert [m["main"] for m in doc["modules"]] == [False, False, True]
+    assert doc["main_program"]["reason"].startswith("largest before_optimizations text")
+    assert doc["modules"][2]["instructions"] == 41
+    assert doc["modules"][2]["stages"] == ["before", "after"]
+    assert [f["path"] for f in doc["unknown_files"]] == ["README.md"]
+
+
+def test_ls_explain_spells_out_each_name(tmp_path):
+    jax_dump(tmp_path, first_id=28, helpers=())
+    out = run_cli("ls", "--explain", str(tmp_path)).stdout
+    explained = " ".join(out.split())  # undo the table's wrapping
+    assert "module_0028 module id 28: XLA's counter of modules compiled in this process " \
+           "(JAX's ids step by 2); not stable across runs" in explained
+    assert "jit_train_step program name: the JAX function compiled with jax.jit" in explained
+    assert "cpu_after_optimizations stage: after all of XLA's optimisation passes for the cpu " \
+           "backend: what actually ran" in explained
+    assert "-memory-usage-report.txt memory usage report" in explained
+    assert "module.mlir the StableHLO program" in explained
+    assert "(and 1 more .o files, one per kernel)" in explained
+
+
+def test_ls_explain_in_json_gives_parts(tmp_path):
+    jax_dump(tmp_path)
+    doc = json.loads(run_cli("ls", "--explain", "--format", "json", str(tmp_path)).stdout)
+    parts = doc["modules"][0]["files"][0]["parts"]
+    assert [p["text"] for p in parts] == ["module_0000", "jit_convert_element_type",
+                                          "before_optimizations", ".txt"]
+
+
+def test_ls_lists_unknown_files(tmp_path):
+    jax_dump(tmp_path)
+    write_tree(tmp_path, {"notes.md": "x"})
+    out = run_cli("ls", str(tmp_path)).stdout
+    assert "1 file not named the way XLA names dumps (listed, not read): notes.md" in out
+
+
+def test_ls_no_count_parses_nothing(tmp_path, monkeypatch):
+    jax_dump(tmp_path)
+
+    def no_parse(*_args, **_kwargs):
+        raise AssertionError("parsed")
+    monkeypatch.setattr("hlodiff.parser.parse_file", no_parse)
+    doc = json.loads(run_cli("ls", "--no-count", "--format", "json", str(tmp_path)).stdout)
+    assert [m["instructions"] for m in doc["modules"]] == [None, None, None]
+
+
+def test_ls_shows_an_unreadable_module_and_goes_on(tmp_path):
+    jax_dump(tmp_path)
+    (tmp_path / "module_0002.jit_init_params.before_optimizations.txt").write_text("HloModule x\n{")
+    out = run_cli("ls", str(tmp_path)).stdout
+    assert "unreadable" in out
+    assert "module_0002.jit_init_params:" in out
+
+
+def test_ls_a_single_file(tmp_path):
+    path = write_tree(tmp_path, {"prog.hlo": hlo_text("prog")}) / "prog.hlo"
+    out = run_cli("ls", str(path)).stdout
+    assert "1 module in" in out and "the only module with HLO text" in out
+
+
+def test_ls_writes_nothing_into_the_dump(tmp_path):
+    jax_dump(tmp_path)
+    before = snapshot(tmp_path)
+    run_cli("ls", "--explain", str(tmp_path))
+    assert snapshot(tmp_path) == before
+
+
+def test_ls_errors_are_one_line_with_exit_2(tmp_path):
+    write_tree(tmp_path / "no_hlo", {"README.md": "x"})
+    (tmp_path / "empty").mkdir()
+    for target, message in ((tmp_path / "missing", "no such file or directory"),
+                            (tmp_path / "empty", "empty directory"),
+                            (tmp_path / "no_hlo", "no HLO text among 1 files")):
+        result = run_cli("ls", str(target), expect=2)
+        assert result.stdout == ""
+        assert result.stderr.count("\n") == 1
+        assert result.stderr.startswith(f"hlodiff: error: {target}: {message}")
+
+
+def test_constants_of_a_dump_reads_its_main_program(tmp_path):
+    jax_dump(tmp_path)
+    out = run_cli("constants", str(tmp_path)).stdout
+    assert "module_0004.jit_train_step.before_optimizations.txt" in "".join(out.split())
+
+
+def test_progress_is_silent_off_a_terminal(tmp_path):
+    files = {}
+    for i in range(render_text.PROGRESS_MIN_ITEMS + 1):
+        files[f"module_{i:04d}.jit_f{i}.before_optimizations.txt"] = hlo_text(f"jit_f{i}")
+    write_tree(tmp_path, files)
+    assert run_cli("ls", str(tmp_path)).stderr == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_on_a_terminal_for_many_items():
+    shown, quiet = _Terminal(), _Terminal()
+    with render_text.progress(render_text.PROGRESS_MIN_ITEMS + 1, "reading", shown) as advance:
+        advance()
+    with render_text.progress(3, "reading", quiet) as advance:
+        advance()
+    assert "reading" in shown.getvalue()
+    assert quiet.getvalue() == ""
