@@ -43,7 +43,8 @@ KIND_MEANINGS = {
     "module.mlir": "the StableHLO program the frontend handed to XLA (MLIR text)",
     "compile_options.textproto": "compile options (devices, flags) as a text protobuf",
     "topology.textproto": "the device topology the module was compiled for",
-    "metadata.textproto": "module metadata: the passes run and their timings (--xla_dump_module_metadata)",
+    "metadata.textproto": "module metadata: the passes run and their timings "
+                          "(--xla_dump_module_metadata)",
     "hlo_snapshot.pb": "arguments and result of one execution (--xla_dump_hlo_snapshots)",
     ".pb": "HLO or options as a binary protobuf (--xla_dump_hlo_as_proto)",
     ".dot": "a Graphviz drawing of the HLO graph (--xla_dump_hlo_as_dot)",
@@ -589,8 +590,8 @@ def explain(file: DumpFile) -> tuple[NamePart, ...]:
     if file.timestamp is not None:
         when = datetime.fromtimestamp(file.timestamp / 1e6, tz=timezone.utc)
         parts.append(NamePart(str(file.timestamp),
-                              f"timestamp: first dump of this module, {when:%Y-%m-%d %H:%M:%S} UTC "
-                              "(--xla_dump_include_timestamp)"))
+                              f"timestamp: first dump of this module, "
+                              f"{when:%Y-%m-%d %H:%M:%S} UTC (--xla_dump_include_timestamp)"))
     if file.module_id is not None:
         parts.append(NamePart(f"module_{file.module_id:04d}",
                               f"module id {file.module_id}: XLA's counter of modules compiled in "

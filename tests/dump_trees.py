@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-TF_ATTRS = "__XlaMustCompile_true_config_proto_6001324581131673121_executor_type_11160318154034397263_"
+TF_ATTRS = ("__XlaMustCompile_true_config_proto_6001324581131673121"
+            "_executor_type_11160318154034397263_")
 
 
 def hlo_text(name: str, ops: tuple[str, ...] = ("add",)) -> str:
@@ -89,7 +90,8 @@ def tf_dump(root: Path, counter: int, uniquifier: int) -> Path:
     })
 
 
-def torch_dump(root: Path, small: int, large: int, large_ops: tuple[str, ...] = ("add",) * 30) -> Path:
+def torch_dump(root: Path, small: int, large: int,
+               large_ops: tuple[str, ...] = ("add",) * 30) -> Path:
     """A PyTorch/XLA run: two SyncTensorsGraph modules, the second the training step."""
     return write_tree(root, {
         f"module_0000.SyncTensorsGraph.{small}.before_optimizations.txt":
@@ -99,6 +101,13 @@ def torch_dump(root: Path, small: int, large: int, large_ops: tuple[str, ...] = 
         f"module_0001.SyncTensorsGraph.{large}.cpu_after_optimizations.txt":
             hlo_text(f"SyncTensorsGraph.{large}", large_ops),
     })
+
+
+def corpus_cases(corpus: Path, *, with_truth: bool) -> list[Path]:
+    """Cases of the real corpus with both runs (and a truth.json when asked)."""
+    return sorted(case for case in corpus.iterdir()
+                  if (case / "run_a").is_dir() and (case / "run_b").is_dir()
+                  and (not with_truth or (case / "truth.json").is_file()))
 
 
 def snapshot(root: Path) -> dict[str, int]:

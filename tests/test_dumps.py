@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-
 import pytest
 
 import hlodiff
-from dump_trees import TF_ATTRS, hlo_text, jax_dump, snapshot, tf_dump, torch_dump, write_tree
+from dump_trees import (TF_ATTRS, corpus_cases, hlo_text, jax_dump, snapshot, tf_dump, torch_dump,
+                        write_tree)
 from conftest import CORPUS
 from hlodiff.dumps import (AFTER, BEFORE, HLO_TEXT, IN_PASS, PASS, UNKNOWN, classify, explain,
                            file_dump, human_size, list_dump, load_dump, normalise_program,
@@ -55,11 +54,13 @@ NAMES = {
         (HLO_TEXT, 1, "", "0001.IPU.after_allocation-finder.before_forward-allocation"),
     "1700000000123456.module_0004.jit_f.before_optimizations.txt":
         (HLO_TEXT, 4, "jit_f", "before_optimizations"),
-    "module_0004.jit_f.cpu_after_optimizations.dot": (".dot", 4, "jit_f", "cpu_after_optimizations"),
+    "module_0004.jit_f.cpu_after_optimizations.dot":
+        (".dot", 4, "jit_f", "cpu_after_optimizations"),
     "module_0004.jit_f.before_optimizations.html": (".html", 4, "jit_f", "before_optimizations"),
     "module_0004.jit_f.before_optimizations.hlo.pb": (".pb", 4, "jit_f", "before_optimizations"),
     "module_0004.jit_f.ir-no-opt.ll": (".ll", 4, "jit_f", None),
-    "module_0004.jit_init.obj-file.broadcast_add_fusion.12_kernel_module.o": (".o", 4, "jit_init", None),
+    "module_0004.jit_init.obj-file.broadcast_add_fusion.12_kernel_module.o":
+        (".o", 4, "jit_init", None),
     "module_0004.jit_f.ptx": (".ptx", 4, "jit_f", None),
     "module_0001.metadata.textproto": ("metadata.textproto", 1, "", None),
     "README.md": (UNKNOWN, None, None, None),
@@ -178,7 +179,8 @@ def test_pass_only_modules_read_their_first_snapshot(tmp_path):
 
 
 def test_after_optimizations_is_used_when_nothing_else_was_dumped(tmp_path):
-    write_tree(tmp_path, {"module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt": hlo_text("jit_f")})
+    write_tree(tmp_path, {"module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt":
+                          hlo_text("jit_f")})
     assert load_dump(tmp_path).main_program().path.name.endswith("gpu_after_optimizations.txt")
 
 
@@ -237,7 +239,8 @@ def test_a_module_is_parsed_once(tmp_path, monkeypatch):
 
 def test_a_broken_module_keeps_its_row_with_the_error(tmp_path):
     jax_dump(tmp_path)
-    (tmp_path / "module_0002.jit_init_params.before_optimizations.txt").write_text("HloModule x\nENTRY {")
+    broken = tmp_path / "module_0002.jit_init_params.before_optimizations.txt"
+    broken.write_text("HloModule x\nENTRY {")
     rows = {row.module.program: row for row in list_dump(load_dump(tmp_path)).rows}
     assert rows["jit_init_params"].instructions is None
     assert "module_0002.jit_init_params.before_optimizations.txt" in rows["jit_init_params"].error
@@ -287,12 +290,7 @@ def test_load_dump_is_public():
     assert hlodiff.load_dump is load_dump
 
 
-def corpus_cases() -> list[Path]:
-    return sorted(p.parent for p in CORPUS.glob("*/truth.json")
-                  if (p.parent / "run_a").is_dir() and (p.parent / "run_b").is_dir())
-
-
-@pytest.mark.parametrize("case", corpus_cases(), ids=lambda p: p.name)
+@pytest.mark.parametrize("case", corpus_cases(CORPUS, with_truth=True), ids=lambda p: p.name)
 def test_corpus_main_program_is_the_truth(case):
     truth = json.loads((case / "truth.json").read_text())
     for run in ("run_a", "run_b"):
