@@ -208,9 +208,9 @@ _PLATFORM = r"[a-z][a-z0-9]*(?:_\d+\.\d+[a-z]*)?(?:_gpu)?"
 _STAGE_FORMS = (
     (BEFORE, r"before_optimizations"),
     (AFTER, rf"(?:(?P<platform>{_PLATFORM})_)?after_optimizations"),
-    (PASS, r"(?P<step>\d{4})\.(?P<pipeline>[^.]+)\.after_(?P<after>[^.]+?)"
+    (PASS, r"(?P<step>\d{4,})\.(?P<pipeline>[^.]+)\.after_(?P<after>[^.]+?)"
            r"\.before_(?P<before>[^.]+?)"),
-    (IN_PASS, r"(?P<step>\d{4})\.(?P<pipeline>[^.]+)\.(?P<pass_step>[^.]+?)"),
+    (IN_PASS, r"(?P<step>\d{4,})\.(?P<pipeline>[^.]+)\.(?P<pass_step>[^.]+?)"),
 )
 # Most specific first: "-buffer-assignment.txt" also ends in ".txt".
 _ARTIFACT_FORMS = (

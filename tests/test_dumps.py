@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 import os
 import pytest
@@ -50,6 +51,10 @@ NAMES = {
         (HLO_TEXT, 26, "jit_f", "0007.simplification.after_pipeline-start.before_algsimp"),
     "module_0004.jit_f.0021.copy-insertion.after_adding_copies_to_resolve_interference.txt":
         (HLO_TEXT, 4, "jit_f", "0021.copy-insertion.after_adding_copies_to_resolve_interference"),
+    "module_0004.jit_f.12345.simplification.after_dce.before_algsimp.txt":
+        (HLO_TEXT, 4, "jit_f", "12345.simplification.after_dce.before_algsimp"),
+    f"module_0003.a_inference_f_1{TF_ATTRS}.1234.0007.fusion.after_a.before_b.txt":
+        (HLO_TEXT, 3, f"a_inference_f_1{TF_ATTRS}.1234", "0007.fusion.after_a.before_b"),
     "module_0001.0001.IPU.after_allocation-finder.before_forward-allocation.txt":
         (HLO_TEXT, 1, "", "0001.IPU.after_allocation-finder.before_forward-allocation"),
     "1700000000123456.module_0004.jit_f.before_optimizations.txt":
@@ -284,6 +289,10 @@ def test_a_single_file_is_a_one_module_dump(tmp_path):
     assert dump.main_program().instruction_count == 3
     with pytest.raises(HlodiffError, match="is a directory"):
         file_dump(tmp_path)
+
+
+def test_docstring_examples_run():
+    assert doctest.testmod(hlodiff.dumps).failed == 0
 
 
 def test_load_dump_is_public():
