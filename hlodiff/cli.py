@@ -13,11 +13,13 @@ from pathlib import Path
 import click
 
 from . import render
-from .constants import constant_sites
+from .compare import compare
+from .constants import constant_sites, varying_constants
 from .errors import HlodiffError, HloSyntaxError
 from .parser import parse_file
 from .render import json as render_json
 from .render import text as render_text
+from .render.report import markdown, report_document
 
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
@@ -47,21 +49,57 @@ def module_file(target: Path) -> Path:
 
 
 @cli.command()
-@click.argument("target", type=click.Path(path_type=Path))
+@click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path))
 @format_option(render.Format.TEXT, render.Format.JSON)
-def constants(target: Path, fmt: str) -> None:
-    """List every constant of a module with its value and origin.
+def constants(targets: tuple[Path, ...], fmt: str) -> int:
+    """List the constants of a module with their values and origins.
 
-    TARGET is an HLO text file, or a dump directory (its main program, the
-    largest module, is used).
+    With one TARGET (an HLO text file, or a dump directory whose main
+    program, the largest module, is used): every constant. With several
+    runs: only the constants whose value varies across them, with each
+    run's value. Exits 1 when some constant varies.
     """
-    path = module_file(target)
-    module = parse_file(path)
-    sites = constant_sites(module)
+    paths = [module_file(t) for t in targets]
+    modules = [parse_file(p) for p in paths]
+    if len(modules) == 1:
+        sites = constant_sites(modules[0])
+        if fmt == render.Format.JSON.value:
+            render_json.dump(render_json.constants_document(str(paths[0]), modules[0].name, sites),
+                             sys.stdout)
+        else:
+            render_text.constants_table(str(paths[0]), modules[0].name, sites)
+        return EXIT_SAME
+    varying = varying_constants(modules)
     if fmt == render.Format.JSON.value:
-        render_json.dump(render_json.constants_document(str(path), module.name, sites), sys.stdout)
+        render_json.dump(render_json.varying_constants_document([str(p) for p in paths], varying),
+                         sys.stdout)
     else:
-        render_text.constants_table(str(path), module.name, sites)
+        render_text.varying_constants_table([str(p) for p in paths], varying)
+    return EXIT_DIFFERENT if varying else EXIT_SAME
+
+
+@cli.command()
+@click.argument("a", type=click.Path(path_type=Path))
+@click.argument("b", type=click.Path(path_type=Path))
+@click.option("--module", "select", metavar="REGEX",
+              help="Compare the modules whose program name matches REGEX, not only the main one.")
+@click.option("--all", "all_modules", is_flag=True, help="Compare every pair of modules.")
+@format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN)
+def diff(a: Path, b: Path, select: str | None, all_modules: bool, fmt: str) -> int:
+    """Explain why A and B do not share a compiled executable.
+
+    A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
+    files. Exits 0 when the executable is the same, 1 when it differs or
+    the dumps cannot decide, 2 on a usage or input error.
+    """
+    report = compare(a, b, select=select, all=all_modules)
+    if fmt == render.Format.JSON.value:
+        render_json.dump(report_document(report), sys.stdout)
+    elif fmt == render.Format.MARKDOWN.value:
+        sys.stdout.write(markdown(report))
+    else:
+        render_text.report(report)
+    return EXIT_SAME if report.same_executable is True else EXIT_DIFFERENT
 
 
 @cli.command("ls")
@@ -94,7 +132,7 @@ def error_line(err: HlodiffError) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     try:
-        cli.main(args=argv, prog_name="hlodiff", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="hlodiff", standalone_mode=False)
     except HlodiffError as err:
         click.echo(error_line(err), err=True)
         sys.exit(EXIT_ERROR)
@@ -107,4 +145,4 @@ def main(argv: list[str] | None = None) -> None:
     except RecursionError:
         click.echo("hlodiff: error: input nests too deeply to read", err=True)
         sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_SAME)
+    sys.exit(code if isinstance(code, int) else EXIT_SAME)

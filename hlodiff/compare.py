@@ -6,11 +6,13 @@ the ``Report`` the ``diff`` command renders.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from .diff import Change, diff_modules
 from .dumps import AFTER, BEFORE, DumpModule, load_target
 from .explain import ModulePairing, Report, StageDiff, explain
+from .mlir_constants import describe_difference, mlir_type, read_constants
 from .model import Origin
 from .pairing import pair_dumps
 
@@ -22,7 +24,7 @@ def compare(a: str | Path, b: str | Path, *, select: str | None = None,
     pairing = pair_dumps(dump_a, dump_b, select=select, all=all)
     stages: list[StageDiff] = []
     for pair in pairing.pairs:
-        stages.extend(_stage_diffs(pair.a, pair.b))
+        stages.extend(_decide_elided(_stage_diffs(pair.a, pair.b), pair.a, pair.b))
     extra: list[Change] = []
     if Path(a).is_dir() and Path(b).is_dir():
         extra += [_module_change("module_removed", m) for m in pairing.only_a]
@@ -43,6 +45,45 @@ def _stage_diffs(a: DumpModule, b: DumpModule) -> list[StageDiff]:
         ma, mb = a.module(stage), b.module(stage)
         out.append(StageDiff(stage, ma, mb, diff_modules(ma, mb)))
     return out
+
+
+def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> list[StageDiff]:
+    """Settle constants both runs printed as ``{...}`` where the dumps allow it.
+
+    After optimization such constants are folded from the compile input, so
+    when the before_optimizations stage was compared they add nothing. Before
+    optimization, JAX's module.mlir (when both runs have it) holds the values.
+    """
+    has_before = any(s.stage == BEFORE for s in stages)
+    mlir_a, mlir_b = _mlir_constants(a), _mlir_constants(b)
+    for stage in stages:
+        kept = []
+        for change in stage.changes:
+            if change.kind != "elided_constant":
+                kept.append(change)
+            elif stage.stage == AFTER and has_before:
+                continue
+            elif mlir_a is not None and mlir_b is not None:
+                shape = stage.b.computation(change.computation).by_name[change.b].shape
+                tensor = mlir_type(shape)
+                difference = describe_difference(tensor, mlir_a.get(tensor, []),
+                                                 mlir_b.get(tensor, []))
+                if difference:
+                    kept.append(replace(change, values_differ=True, detail=difference))
+            else:
+                kept.append(change)
+        stage.changes = kept
+    return stages
+
+
+def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:
+    sidecar = next((f for f in module.files if f.kind == "module.mlir"), None)
+    if sidecar is None:
+        return None
+    try:
+        return read_constants(module.root / sidecar.relative)
+    except OSError:  # unreadable: decide as if it were not there
+        return None
 
 
 def _module_change(kind: str, module: DumpModule) -> Change:

@@ -116,3 +116,40 @@ def _abbreviate_elements(elements: tuple[str, ...], limit: int) -> str:
     if len(elements) <= limit:
         return "{" + ", ".join(elements) + "}"
     return "{" + ", ".join(elements[:limit]) + f", ... ({len(elements)} values)}}"
+
+
+@dataclass(frozen=True)
+class VaryingConstant:
+    """A constant whose value is not the same in every run (first run's site)."""
+
+    site: ConstantSite
+    values: tuple[str | None, ...]  # per run, as printed; None where no counterpart was found
+
+
+def varying_constants(modules: list[Module]) -> list[VaryingConstant]:
+    """Constants of ``modules[0]`` whose value differs in at least one other run.
+
+    Each later module is aligned structurally with the first, so renumbered
+    names do not matter; a constant with no counterpart in a run shows None.
+    """
+    from .align import align
+
+    first = modules[0]
+    counterparts: list[dict[tuple[str, str], Instruction]] = []
+    for other in modules[1:]:
+        alignment = align(first, other)
+        found: dict[tuple[str, str], Instruction] = {}
+        for match in alignment.computations:
+            for a_name, b_name in match.pairs.items():
+                found[(match.a.name, a_name)] = match.b.by_name[b_name]
+        counterparts.append(found)
+    out = []
+    for site in constant_sites(first):
+        own = site.instruction.literal.text if site.instruction.literal else None
+        values = [own]
+        for found in counterparts:
+            twin = found.get((site.computation, site.name))
+            values.append(twin.literal.text if twin is not None and twin.literal else None)
+        if len(set(values)) > 1:
+            out.append(VaryingConstant(site, tuple(values)))
+    return out

@@ -50,6 +50,9 @@ class Change:
     detail: str = ""
     element_type: str | None = None  # of a constant, for the hash rules
     all_zero_or_one: tuple[bool, bool] = (False, False)  # old, new constant is all 0 / all 1
+    # For elided constants: None while unknown, True/False once another source
+    # (JAX's module.mlir) showed the values.
+    values_differ: bool | None = None
 
 
 def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> list[Change]:
@@ -172,13 +175,16 @@ class _ComputationDiff:
 
     def _constant_change(self, x: Instruction, y: Instruction) -> list[Change]:
         lx, ly = x.literal, y.literal
-        if lx is None or ly is None or lx == ly:
+        if lx is None or ly is None:
             return []
         element_type = y.shape.element_type if y.shape is not None else None
-        if lx.elided and ly.elided:
+        if lx.elided and ly.elided:  # equal text, unknown values
             return [self._change("elided_constant", lx.text, ly.text, x, y,
-                                 "values not printed (dump with --xla_dump_large_constants)",
+                                 f"{y.shape}: values not printed (dump with "
+                                 "XLA_FLAGS=--xla_dump_large_constants to compare them)",
                                  element_type=element_type)]
+        if lx == ly:
+            return []
         if x.shape is not None and y.shape is not None and str(x.shape.without_layout()) != str(
                 y.shape.without_layout()):
             return []  # a shape change says it already; the values cannot line up

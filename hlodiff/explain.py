@@ -124,10 +124,10 @@ def explain(stages: list[StageDiff], extra: list[Change] = (),
     findings += [_collapse([c], "both") for c in extra]
     findings.sort(key=_rank)
     compiled = [c for c in all_changes if c.kind not in ("metadata", "module_added", "module_removed")]
-    if any(c.kind != "elided_constant" for c in compiled):
+    if any(c.kind != "elided_constant" or c.values_differ for c in compiled):
         same = False
     elif compiled:
-        same = None
+        same = None  # only constants nobody printed might differ
     else:
         same = True
     stage_info = {s.stage: {"a": s.a.path, "b": s.b.path, "changes": len(s.changes)}
@@ -164,7 +164,7 @@ def _group_key(change: Change) -> tuple:
     if change.kind == "metadata":
         return (change.kind,) + _renamed_part(change.old or "", change.new or "")
     if change.kind == "parameter" and change.old and change.new:
-        moved = tuple((o, n) for o, n in zip(_dims(change.old), _dims(change.new)) if o != n)
+        moved = _moved_dims(change)
         if moved:  # x f32[16,8] and y s32[16] both moved by a batch 16 -> 32
             return (change.kind, moved)
     if change.kind in _SHAPE_KINDS:
@@ -254,8 +254,11 @@ def _separate_derived(stage: StageDiff) -> tuple[list[Change], dict[int, list[Ch
     for computation in stage.b.computations:
         cause: dict[str, Change] = {}
         for instruction in computation.instructions:
-            inherited = next((cause[o] for o in instruction.operands if o in cause), None)
-            for change in by_place.get((computation.name, instruction.name), ()):
+            inherited = min((cause[o] for o in instruction.operands if o in cause),
+                            key=lambda c: _PRIORITY.get(c.kind, 99), default=None)
+            here = sorted(by_place.get((computation.name, instruction.name), ()),
+                          key=lambda c: _PRIORITY.get(c.kind, 99))
+            for change in here:
                 if change.kind in _FOLLOWING_KINDS and inherited is not None:
                     derived_of[id(inherited)].append(change)
                 elif change.kind in _SHAPE_KINDS and instruction.opcode == "parameter" \
@@ -264,7 +267,8 @@ def _separate_derived(stage: StageDiff) -> tuple[list[Change], dict[int, list[Ch
                     inherited = change
                 else:
                     roots.append(change)
-                    if change.kind != "metadata" and inherited is None:
+                    if change.kind != "metadata":
+                        # the rest of this instruction's shape changes follow from it
                         inherited = change
             if inherited is not None:
                 cause[instruction.name] = inherited
@@ -333,14 +337,21 @@ def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[
                            if _scales_with(change.old, change.new, d_old, d_new)), None)
         elif change.kind == "shape" and change.old and change.new:
             moved = {(o, n) for o, n in zip(_dims(change.old), _dims(change.new)) if o != n}
-            known = {(d_old, d_new) for d_old, d_new, _ in dims}
-            if moved and moved <= known:
-                parent = next(c for d_old, d_new, c in dims if (d_old, d_new) in moved)
+            # every moved dimension scales as a parameter's did (16->32, and 128->256
+            # where batch and sequence were flattened together)
+            parent = next((c for d_old, d_new, c in dims
+                           if moved and all(n * d_old == o * d_new for o, n in moved)), None)
         if parent is None:
             kept.append(change)
         else:
             derived_of[id(parent)].append(change)
     return kept
+
+
+def _moved_dims(change) -> tuple[tuple[int, int], ...]:
+    """The (old, new) sizes of the dimensions a shape-like change moved."""
+    return tuple(sorted({(o, n) for o, n in zip(_dims(change.old or ""), _dims(change.new or ""))
+                         if o != n}))
 
 
 def _dims(text: str) -> list[int]:
@@ -391,6 +402,8 @@ def _same_finding(a: Finding, b: Finding) -> bool:
         return True
     if a.kind == "constant":
         return _reciprocal(a.old, b.old) and _reciprocal(a.new, b.new)
+    if a.kind == "parameter" and a.old and a.new and b.old and b.new:
+        return _moved_dims(a) == _moved_dims(b) != ()
     if a.kind == "constant_to_parameter":
         return a.old == b.old  # the parameter's number differs after optimization
     if a.kind == "parameter_to_constant":

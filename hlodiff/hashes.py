@@ -60,7 +60,11 @@ def moves(rule: str, change: Change) -> bool | None:
     if kind in _NEVER_COMPILED:
         return False
     if kind == "elided_constant":
-        return None
+        if change.values_differ is None:
+            return None
+        if not change.values_differ:
+            return False
+        kind = "constant"  # values known from elsewhere: the constant rules apply
     if rule == "xla_fingerprint":
         if kind == "attribute" and change.detail == "backend_config":
             return False

@@ -357,7 +357,12 @@ class Module:
                 yield computation, instruction
 
     def origin(self, instruction: Instruction) -> Origin:
-        """Where ``instruction`` came from, with the stack resolved from the frame tables."""
+        """Where ``instruction`` came from, with the stack resolved from the frame tables.
+
+        When the metadata names no source_file (JAX 0.10 records only a
+        stack_frame_id), source_file and source_line are the innermost frame's:
+        the user's line that created the operation.
+        """
         md = instruction.metadata
         if not md:
             return Origin()
@@ -365,7 +370,10 @@ class Module:
         frame_id = md.get("stack_frame_id")
         if self.frames is not None and isinstance(frame_id, int):
             stack = self.frames.stack(frame_id)
+        source_file = md.get("source_file")
         line = md.get("source_line")
+        line = line if isinstance(line, int) else None
+        if source_file is None and stack:  # newer JAX records only the stack
+            source_file, line = stack[0].file, stack[0].line
         return Origin(op_type=md.get("op_type"), op_name=md.get("op_name"),
-                      source_file=md.get("source_file"),
-                      source_line=line if isinstance(line, int) else None, stack=stack)
+                      source_file=source_file, source_line=line, stack=stack)

@@ -36,3 +36,12 @@ def ls_document(listing: Listing, *, explain: bool = False) -> dict[str, Any]:
         "modules": [listed_module_record(row, explain=explain) for row in listing.rows],
         "unknown_files": [dump_file_record(f, explain=explain) for f in listing.dump.unknown],
     }
+
+
+def varying_constants_document(paths: list[str], varying) -> dict[str, Any]:
+    """Constants whose value differs across runs: ``values`` has one entry per run."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "runs": paths,
+        "constants": [dict(constant_record(v.site), values=list(v.values)) for v in varying],
+    }

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -17,8 +18,15 @@ from ..dumps import explain as explain_name
 
 
 def console(stream: TextIO | None = None) -> Console:
-    """A console that colours only real terminals and honours NO_COLOR."""
-    return Console(file=stream, highlight=False, soft_wrap=False)
+    """A console that colours only real terminals and honours NO_COLOR.
+
+    Output that is not a terminal (a pipe, a file, a CI log) gets a wide page
+    rather than rich's default of 80 columns, so tables do not fold.
+    """
+    out = Console(file=stream, highlight=False, soft_wrap=False)
+    if not out.is_terminal:
+        out = Console(file=stream, highlight=False, soft_wrap=False, width=160)
+    return out
 
 
 def constants_table(path: str, module_name: str, sites: list[ConstantSite],
@@ -156,3 +164,96 @@ def _explain_files(out: Console, files: tuple[DumpFile, ...]) -> None:
         if count > 1:
             grid.add_row(Text(""), Text(f"(and {count - 1} more {kind} files, one per kernel)"))
     out.print(grid)
+
+
+def varying_constants_table(paths: list[str], varying, stream: TextIO | None = None) -> None:
+    """Constants whose value is not the same in every run: one column per run."""
+    out = console(stream)
+    if not varying:
+        out.print(f"No constant varies across the {len(paths)} runs.")
+        return
+    table = Table(title=f"{len(varying)} constants vary across {len(paths)} runs",
+                  title_justify="left")
+    table.add_column("constant")
+    table.add_column("shape")
+    for n, _ in enumerate(paths, 1):
+        table.add_column(f"run {n}", overflow="fold")
+    table.add_column("op_name (origin)", overflow="fold")
+    table.add_column("source", overflow="fold")
+    for item in varying:
+        site = item.site
+        values = ["[dim](none)[/]" if v is None else _short(v) for v in item.values]
+        table.add_row(site.name, site.shape, *values, site.origin.op_name or "",
+                      site.origin.location or "")
+    out.print(table)
+    for n, path in enumerate(paths, 1):
+        out.print(f"[dim]run {n}: {path}[/]")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+_VERDICT_STYLE = {True: "bold green", False: "bold red", None: "bold yellow"}
+
+
+def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15) -> None:
+    """The diff report: verdict, compared modules, ranked findings, details, hashes."""
+    from ..hashes import HASHES
+    from .report import verdict_line
+
+    out = console(stream)
+    out.print(f"[{_VERDICT_STYLE[rep.same_executable]}]{escape(verdict_line(rep))}[/]")
+    for module in rep.modules:
+        out.print(f"[dim]compared {module.a} with {module.b} (paired by {module.how})[/]")
+    shown = [f for f in rep.findings if f.moves_a_hash or f.kind == "elided_constant"]
+    shown = (shown or list(rep.findings))[:rows]
+    if rep.findings:
+        table = Table(title_justify="left", show_lines=False)
+        for name, justify in (("#", "right"), ("kind", "left"), ("stage", "left"),
+                              ("old -> new", "left"), ("count", "right"),
+                              ("origin", "left"), ("moves", "left")):
+            table.add_column(name, justify=justify, overflow="fold")
+        for n, f in enumerate(shown, 1):
+            change = f"{_short(f.old or '(none)', 40)} -> {_short(f.new or '(none)', 40)}"
+            origin = "\n".join(filter(None, (f.origin.op_name, f.origin.location)))
+            table.add_row(str(n), f.kind, _STAGE_SHORT.get(f.stage, f.stage), escape(change),
+                          str(f.count), escape(origin), ", ".join(_HASH_SHORT[h] for h in f.affects)
+                          or "[dim]nothing[/]")
+        out.print(table)
+        rest = len(rep.findings) - len(shown)
+        if rest:
+            out.print(f"[dim]... and {rest} more finding{'s' if rest != 1 else ''} "
+                      "(metadata and other differences that move no cache key; "
+                      "--format json lists them all)[/]")
+        for n, f in enumerate(shown[:details], 1):
+            _finding_details(out, n, f)
+    hashes = "  ".join(f"{h.title}: {_yes_no(rep.hashes.get(h.name))}" for h in HASHES)
+    out.print(f"[dim]{hashes}[/]")
+
+
+_STAGE_SHORT = {"before_optimizations": "before", "after_optimizations": "after"}
+_HASH_SHORT = {"xla_fingerprint": "XLA", "jax_cache_key": "JAX", "graphcore_hlo_hash": "Graphcore"}
+
+
+def _yes_no(value) -> str:
+    return {True: "changed", False: "unchanged", None: "cannot tell"}[value]
+
+
+def _finding_details(out: Console, n: int, finding) -> None:
+    lines = []
+    if finding.detail:
+        lines.append(finding.detail)
+    stack = " < ".join(f"{f.function} ({f.file}:{f.line})" for f in finding.origin.stack[:4])
+    if stack:
+        lines.append(f"stack: {stack}")
+    places = ", ".join(f"{w.computation}/{w.b or w.a}" for w in finding.where[:4])
+    if places:
+        more = f" and {len(finding.where) - 4} more" if len(finding.where) > 4 else ""
+        lines.append(f"at {places}{more}")
+    for d in finding.derived:
+        lines.append(f"follows from it: {d.count} {d.kind} change{'s' if d.count != 1 else ''}"
+                     + (f" (e.g. {_short(d.old or '', 30)} -> {_short(d.new or '', 30)})"
+                        if d.old or d.new else ""))
+    if lines:
+        out.print(f"[bold]{n}.[/] " + escape("\n   ".join(lines)))
