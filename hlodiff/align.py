@@ -99,7 +99,10 @@ class _Fingerprints:
         for instruction in computation.instructions:
             called = tuple(self.computation(c) for c in instruction.called_computations)
             operands = tuple(local.get(o, hash(o)) for o in instruction.operands)
-            value = instruction.operand_text if instruction.opcode in ("constant", "parameter") else ""
+            # A constant's value is part of what it is; a parameter's number is
+            # not (inserting one renumbers the rest): equal-shaped parameters
+            # pair in order, and the differ reports any renumbering.
+            value = instruction.operand_text if instruction.opcode == "constant" else ""
             fp = hash((instruction.opcode, str(instruction.shape), _attribute_key(instruction),
                        value, operands, called))
             local[instruction.name] = fp
@@ -201,11 +204,17 @@ class _Aligner:
         # 2. anchors: roots, and parameters by number
         if m.a.root.name not in m.pairs and m.b.root.name not in reverse:
             pair(m.a.root.name, m.b.root.name, "root")
-        params_b = {p.parameter_number: p.name for p in m.b.parameters}
-        for p in m.a.parameters:
-            q = params_b.get(p.parameter_number)
-            if q is not None and p.name not in m.pairs and q not in reverse:
-                pair(p.name, q, "parameter")
+        left_b = [q for q in m.b.parameters if q.name not in reverse]
+        left_a = [p for p in m.a.parameters if p.name not in m.pairs]
+        for key in (_parameter_role, lambda p: p.parameter_number):
+            by_key: dict[object, deque[str]] = defaultdict(deque)
+            for q in left_b:
+                if q.name not in reverse:
+                    by_key[key(q)].append(q.name)
+            for p in left_a:
+                bucket = by_key.get(key(p))
+                if p.name not in m.pairs and bucket:
+                    pair(p.name, bucket.popleft(), "parameter")
         # 3. propagation until nothing changes; then hints and fuzzy, then again
         self._propagate(m, pair, reverse)
         self._by_metadata(m, pair, reverse)
@@ -281,6 +290,16 @@ class _Aligner:
                 index = best[2]
                 pair(x.name, ys[index].name, "fuzzy")
                 del ys[index], choices[index]
+
+
+def _parameter_role(parameter: Instruction) -> tuple:
+    """What a parameter stands for, when its metadata names it (JAX prints the
+    argument's name: ``x``, ``params['w']``); a generic name says nothing."""
+    name = parameter.metadata.get("op_name")
+    return ("named", name) if name and name not in _GENERIC_PARAMETER_NAMES else ("unnamed", id(parameter))
+
+
+_GENERIC_PARAMETER_NAMES = frozenset({"XLA_Args", "xla__device_data"})
 
 
 def _group(instructions: list[Instruction]) -> dict[str, list[Instruction]]:

@@ -286,8 +286,8 @@ def _attach_to_moved_constants(roots: list[Change], derived_of: dict[int, list[C
     kept = []
     for change in roots:
         parent = None
-        if change.kind == "parameter" and change.a is None and change.b is None:
-            parent = moved[0]
+        if change.kind == "parameter" and (change.a is None or _renumbered_only(change)):
+            parent = moved[0]  # the count, or the numbers of the parameters after it
         elif change.kind == "op_removed" and (change.old or "").startswith("constant"):
             parent = next((c for c in moved if c.kind == "constant_to_parameter"), None)
         elif change.kind == "op_added" and (change.new or "").startswith("constant"):
@@ -312,6 +312,12 @@ def _attach_orphans(roots: list[Change], orphans: list[Change],
     for orphan in orphans:
         derived_of[id(cause)].append(orphan)
         derived_of[id(cause)].extend(derived_of.pop(id(orphan), []))
+
+
+def _renumbered_only(change: Change) -> bool:
+    """``parameter(4) f32[8]`` -> ``parameter(5) f32[8]``: same shape, new number."""
+    old, new = (change.old or "").split(" ", 1), (change.new or "").split(" ", 1)
+    return len(old) == len(new) == 2 and old[1] == new[1] and old[0] != new[0]
 
 
 def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:

@@ -153,6 +153,17 @@ class Origin:
         return any((self.op_type, self.op_name, self.source_file, self.source_line, self.stack))
 
 
+def is_library_file(path: str) -> bool:
+    """Is ``path`` inside an installed package (framework code, not the user's)?
+
+    >>> is_library_file("/usr/lib/python3/dist-packages/tensorflow/python/ops.py")
+    True
+    >>> is_library_file("<site-packages>/torch/optim/adam.py"), is_library_file("train.py")
+    (True, False)
+    """
+    return any(part in path for part in ("site-packages", "dist-packages"))
+
+
 @dataclass(frozen=True)
 class StackFrameTable:
     """The FileNames / FunctionNames / FileLocations / StackFrames tables of a module.
@@ -359,9 +370,11 @@ class Module:
     def origin(self, instruction: Instruction) -> Origin:
         """Where ``instruction`` came from, with the stack resolved from the frame tables.
 
-        When the metadata names no source_file (JAX 0.10 records only a
-        stack_frame_id), source_file and source_line are the innermost frame's:
-        the user's line that created the operation.
+        ``source_file`` and ``source_line`` name the user's code: when the
+        metadata names none (JAX 0.10 records only a stack_frame_id) they are
+        the innermost frame's that is not inside an installed package; a
+        source_file inside one (TensorFlow records its own ops.py) is not the
+        user's line and is left out. The raw fields stay in ``metadata``.
         """
         md = instruction.metadata
         if not md:
@@ -373,7 +386,11 @@ class Module:
         source_file = md.get("source_file")
         line = md.get("source_line")
         line = line if isinstance(line, int) else None
-        if source_file is None and stack:  # newer JAX records only the stack
-            source_file, line = stack[0].file, stack[0].line
+        if source_file is not None and is_library_file(source_file):
+            source_file = line = None  # the framework's own code, not the user's
+        if source_file is None:  # newer JAX records only the stack
+            user_frame = next((f for f in stack if not is_library_file(f.file)), None)
+            if user_frame is not None:
+                source_file, line = user_frame.file, user_frame.line
         return Origin(op_type=md.get("op_type"), op_name=md.get("op_name"),
                       source_file=source_file, source_line=line, stack=stack)
