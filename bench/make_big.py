@@ -193,6 +193,10 @@ def _one(args: argparse.Namespace, out: Path, lr: float) -> dict:
         sys.exit(f"make_big: child failed with exit code {proc.returncode}")
     info = json.loads(proc.stdout.strip().splitlines()[-1])
     info["wall_seconds"] = wall
+    if not args.keep_ir:
+        # XLA:CPU also dumps LLVM IR and object files per kernel; hlodiff needs none of them.
+        for junk in [*out.glob("*.ll"), *out.glob("*.o")]:
+            junk.unlink()
     info["dir"] = str(out)
     print(f"{out}: layers={args.layers} scope_depth={args.scope_depth} lr={lr} "
           f"wall={wall:.1f}s (jit+run {info['seconds']:.1f}s) "
@@ -219,6 +223,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pair", action="store_true",
                     help="make OUT/run_a and OUT/run_b differing only in the learning rate")
     ap.add_argument("--json", action="store_true", help="also print a JSON summary")
+    ap.add_argument("--keep-ir", action="store_true",
+                    help="keep the LLVM IR (*.ll) and object (*.o) files XLA:CPU dumps too")
     ap.add_argument("--_child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._child:
