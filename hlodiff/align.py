@@ -6,11 +6,12 @@ the trace changes. Matching is by structure, cheapest evidence first:
 1. exact fingerprints: a hash of opcode, shape, attributes (not metadata),
    constant value and the fingerprints of the operands and called
    computations. Everything unchanged pairs here, in one pass;
-2. anchors: the roots and the parameters (by number) of paired computations;
+2. anchors: the roots of paired computations;
 3. propagation, repeated until nothing moves: top-down (operands in the
-   same position of a matched pair, same opcode) and bottom-up (an
-   instruction whose operands are matched, to the one reading exactly their
-   matches), in the spirit of GumTree and XLA's hlo_diff;
+   same position of a matched pair, same opcode, or a constant that became
+   a parameter) and bottom-up (an instruction whose operands are matched,
+   to the one reading exactly their matches), in the spirit of GumTree and
+   XLA's hlo_diff; then parameters nothing brought along, by name or number;
 4. metadata hints: same opcode, op_name and source line;
 5. fuzzy: rapidfuzz similarity of instruction signatures within an opcode
    bucket, for whatever is left (a few hundred at most).
@@ -184,98 +185,178 @@ class _Aligner:
     # -- instructions ----------------------------------------------------------------------
 
     def _match_instructions(self, m: ComputationMatch) -> None:
-        a_of = self.fa.of_instruction
-        b_of = self.fb.of_instruction
-        reverse: dict[str, str] = {}
+        _InstructionMatcher(m, self.fa, self.fb).run()
 
-        def pair(x: str, y: str, how: str) -> None:
-            m.pairs[x] = y
-            m.how[x] = how
-            reverse[y] = x
 
-        # 1. exact fingerprints, in order of appearance
-        by_fp: dict[int, deque[str]] = defaultdict(deque)
-        for y in m.b.instructions:
-            by_fp[b_of[(m.b.name, y.name)]].append(y.name)
-        for x in m.a.instructions:
-            bucket = by_fp.get(a_of[(m.a.name, x.name)])
+class _InstructionMatcher:
+    """Pairs the instructions of one computation pair (see the module docstring)."""
+
+    def __init__(self, m: ComputationMatch, fa: _Fingerprints, fb: _Fingerprints):
+        self.m = m
+        self.a_by, self.b_by = m.a.by_name, m.b.by_name
+        self.fp_a = {x.name: fa.of_instruction[(m.a.name, x.name)] for x in m.a.instructions}
+        self.fp_b = {y.name: fb.of_instruction[(m.b.name, y.name)] for y in m.b.instructions}
+        self.reverse: dict[str, str] = {}
+        self.fresh: deque[tuple[str, str]] = deque()  # pairs whose operands are not yet looked at
+
+    def pair(self, x: str, y: str, how: str) -> None:
+        self.m.pairs[x] = y
+        self.m.how[x] = how
+        self.reverse[y] = x
+        self.fresh.append((x, y))
+
+    def run(self) -> None:
+        m = self.m
+        # 1. exact fingerprints. Unique ones first: they are certain, and
+        # propagating from them places the duplicates (a broadcast of the
+        # constant 1 occurs dozens of times) by their context. Then whatever
+        # duplicates are left, in order, preferring the same op_name and line.
+        # Parameters wait: an inserted one would shift every equal-shaped
+        # parameter after it, while their users bring them along.
+        self._exact(unique_only=True)
+        self._propagate()
+        self._exact(unique_only=False)
+        # 2. anchors: the roots
+        if m.a.root.name not in m.pairs and m.b.root.name not in self.reverse:
+            self.pair(m.a.root.name, m.b.root.name, "root")
+        # 3. propagation, then constants that became parameters, parameters
+        # nothing brought along, metadata hints and fuzzy similarity, each
+        # followed by propagation again
+        self._propagate()
+        for phase in (self._constants_become_parameters, self._parameters, self._by_metadata,
+                      self._fuzzy, self._constants_become_parameters):
+            phase()
+            self._propagate()
+
+    def _exact(self, unique_only: bool) -> None:
+        buckets_a: dict[int, list[str]] = defaultdict(list)
+        buckets_b: dict[int, list[str]] = defaultdict(list)
+        for x in self.m.a.instructions:
+            if x.opcode != "parameter" and x.name not in self.m.pairs:
+                buckets_a[self.fp_a[x.name]].append(x.name)
+        for y in self.m.b.instructions:
+            if y.opcode != "parameter" and y.name not in self.reverse:
+                buckets_b[self.fp_b[y.name]].append(y.name)
+        for fp, xs in buckets_a.items():
+            ys = buckets_b.get(fp)
+            if not ys:
+                continue
+            if len(xs) == len(ys) == 1:
+                self.pair(xs[0], ys[0], "exact")
+            elif not unique_only:
+                self._pair_in_order(xs, ys)
+
+    def _pair_in_order(self, xs: list[str], ys: list[str]) -> None:
+        """Equal subtrees: same op_name and line first, then order of appearance."""
+        by_hint: dict[tuple, deque[str]] = defaultdict(deque)
+        for y in ys:
+            by_hint[_hint(self.b_by[y])].append(y)
+        taken: set[str] = set()
+        rest = []
+        for x in xs:
+            bucket = by_hint.get(_hint(self.a_by[x]))
             if bucket:
-                pair(x.name, bucket.popleft(), "exact")
-        # 2. anchors: roots, and parameters by number
-        if m.a.root.name not in m.pairs and m.b.root.name not in reverse:
-            pair(m.a.root.name, m.b.root.name, "root")
-        left_b = [q for q in m.b.parameters if q.name not in reverse]
-        left_a = [p for p in m.a.parameters if p.name not in m.pairs]
-        for key in (_parameter_role, lambda p: p.parameter_number):
-            by_key: dict[object, deque[str]] = defaultdict(deque)
-            for q in left_b:
-                if q.name not in reverse:
-                    by_key[key(q)].append(q.name)
-            for p in left_a:
-                bucket = by_key.get(key(p))
-                if p.name not in m.pairs and bucket:
-                    pair(p.name, bucket.popleft(), "parameter")
-        # 3. propagation until nothing changes; then hints and fuzzy, then again
-        self._propagate(m, pair, reverse)
-        self._by_metadata(m, pair, reverse)
-        self._propagate(m, pair, reverse)
-        self._fuzzy(m, pair, reverse)
-        self._propagate(m, pair, reverse)
+                y = bucket.popleft()
+                taken.add(y)
+                self.pair(x, y, "exact")
+            else:
+                rest.append(x)
+        for x, y in zip(rest, (y for y in ys if y not in taken)):
+            self.pair(x, y, "exact")
 
-    def _propagate(self, m: ComputationMatch, pair, reverse: dict[str, str]) -> None:
-        a_by, b_by = m.a.by_name, m.b.by_name
-        changed = True
-        while changed:
-            changed = False
-            # top-down: operands in the same position of matched pairs
-            for x_name, y_name in list(m.pairs.items()):
-                x, y = a_by[x_name], b_by[y_name]
+    def _propagate(self) -> None:
+        """Top-down from new pairs, then bottom-up, until nothing changes."""
+        a_by, b_by, pairs, reverse = self.a_by, self.b_by, self.m.pairs, self.reverse
+        while True:
+            # top-down: operands in the same position of a matched pair
+            while self.fresh:
+                x, y = (a_by[n] if i == 0 else b_by[n] for i, n in enumerate(self.fresh.popleft()))
                 if len(x.operands) != len(y.operands):
                     continue
                 for ox, oy in zip(x.operands, y.operands):
-                    if ox in m.pairs or oy in reverse or ox not in a_by or oy not in b_by:
+                    if ox in pairs or oy in reverse or ox not in a_by or oy not in b_by:
                         continue
                     if _compatible(a_by[ox], b_by[oy]):
-                        pair(ox, oy, "top-down")
-                        changed = True
+                        self.pair(ox, oy, "top-down")
             # bottom-up: an instruction whose operands are all matched
             index: dict[tuple, list[str]] = defaultdict(list)
-            for x in m.a.instructions:
-                if x.name not in m.pairs and x.operands:
+            for x in self.m.a.instructions:
+                if x.name not in pairs and x.operands:
                     index[(x.opcode, x.operands)].append(x.name)
-                    index[("*", x.operands)].append(x.name)
-            if not index:
-                break
-            for y in m.b.instructions:
+                    # an opcode change (divide -> multiply) keeps operands and shape
+                    index[("*", str(x.shape), x.operands)].append(x.name)
+            for y in self.m.b.instructions:
                 if y.name in reverse or not y.operands:
                     continue
                 mapped = tuple(reverse.get(o) for o in y.operands)
                 if None in mapped:
                     continue
-                candidates = index.get((y.opcode, mapped)) or index.get(("*", mapped))
-                while candidates and candidates[0] in m.pairs:
+                candidates = index.get((y.opcode, mapped)) or index.get(("*", str(y.shape), mapped))
+                while candidates and candidates[0] in pairs:
                     candidates.pop(0)
                 if candidates:
-                    pair(candidates.pop(0), y.name, "bottom-up")
-                    changed = True
+                    self.pair(candidates.pop(0), y.name, "bottom-up")
+            if not self.fresh:
+                return
 
-    def _by_metadata(self, m: ComputationMatch, pair, reverse: dict[str, str]) -> None:
+    def _constants_become_parameters(self) -> None:
+        """A constant in one run, an argument in the other (``lr`` passed to jit).
+
+        The users match; at the constant's operand position the other side
+        reads a parameter, possibly through a reshape or broadcast the
+        framework added. Both directions are looked for.
+        """
+        m = self.m
+        for side_a, side_b, matched, paired, flip in (
+                (m.a, m.b, m.pairs, self.reverse, False), (m.b, m.a, self.reverse, m.pairs, True)):
+            users = defaultdict(list)
+            for instruction in side_a.instructions:
+                for position, operand in enumerate(instruction.operands):
+                    users[operand].append((instruction, position))
+            for x in side_a.instructions:
+                if x.opcode != "constant" or x.name in matched:
+                    continue
+                for user, position in users.get(x.name, ()):
+                    twin = side_b.by_name.get(matched.get(user.name, ""))
+                    if twin is None or position >= len(twin.operands):
+                        continue
+                    target = _through_plumbing(side_b, twin.operands[position])
+                    if target is not None and target.opcode == "parameter" \
+                            and target.name not in paired:
+                        self.pair(*((target.name, x.name) if flip else (x.name, target.name)),
+                                  "constant-parameter")
+                        break
+
+    def _parameters(self) -> None:
+        """Parameters left over: by what they stand for (their name), then by number."""
+        m = self.m
+        left_b = [q for q in m.b.parameters if q.name not in self.reverse]
+        left_a = [p for p in m.a.parameters if p.name not in m.pairs]
+        for key in (_parameter_role, lambda p: p.parameter_number):
+            by_key: dict[object, deque[str]] = defaultdict(deque)
+            for q in left_b:
+                if q.name not in self.reverse:
+                    by_key[key(q)].append(q.name)
+            for p in left_a:
+                bucket = by_key.get(key(p))
+                if p.name not in m.pairs and bucket:
+                    self.pair(p.name, bucket.popleft(), "parameter")
+
+    def _by_metadata(self) -> None:
         hints: dict[tuple, deque[str]] = defaultdict(deque)
-        for y in m.unmatched_b:
-            md = y.metadata
-            if md.get("op_name") or md.get("source_line"):
-                hints[(y.opcode, md.get("op_name"), md.get("source_line"))].append(y.name)
-        for x in m.unmatched_a:
-            md = x.metadata
-            bucket = hints.get((x.opcode, md.get("op_name"), md.get("source_line")))
+        for y in self.m.unmatched_b:
+            if y.metadata.get("op_name") or y.metadata.get("source_line"):
+                hints[(y.opcode,) + _hint(y)].append(y.name)
+        for x in self.m.unmatched_a:
+            bucket = hints.get((x.opcode,) + _hint(x))
             if bucket:
-                pair(x.name, bucket.popleft(), "metadata")
+                self.pair(x.name, bucket.popleft(), "metadata")
 
-    def _fuzzy(self, m: ComputationMatch, pair, reverse: dict[str, str]) -> None:
+    def _fuzzy(self) -> None:
         left_b: dict[str, list[Instruction]] = defaultdict(list)
-        for y in m.unmatched_b:
+        for y in self.m.unmatched_b:
             left_b[y.opcode].append(y)
-        for opcode, xs in _group(m.unmatched_a).items():
+        for opcode, xs in _group(self.m.unmatched_a).items():
             ys = left_b.get(opcode)
             if not ys or len(xs) > _FUZZY_LIMIT or len(ys) > _FUZZY_LIMIT:
                 continue
@@ -288,8 +369,26 @@ class _Aligner:
                 if best is None:
                     continue
                 index = best[2]
-                pair(x.name, ys[index].name, "fuzzy")
+                self.pair(x.name, ys[index].name, "fuzzy")
                 del ys[index], choices[index]
+
+
+def _hint(instruction: Instruction) -> tuple:
+    md = instruction.metadata
+    return (md.get("op_name"), md.get("source_line"), md.get("stack_frame_id"))
+
+
+_PLUMBING = frozenset({"reshape", "bitcast", "broadcast", "convert", "copy"})
+
+
+def _through_plumbing(computation: Computation, name: str) -> Instruction | None:
+    """The instruction ``name`` reads through single-operand reshapes and casts."""
+    instruction = computation.by_name.get(name)
+    for _ in range(8):
+        if instruction is None or instruction.opcode not in _PLUMBING or len(instruction.operands) != 1:
+            return instruction
+        instruction = computation.by_name.get(instruction.operands[0])
+    return instruction
 
 
 def _parameter_role(parameter: Instruction) -> tuple:

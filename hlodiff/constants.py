@@ -11,7 +11,7 @@ records an op_name.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .model import Computation, Instruction, Module, Origin
 
@@ -74,6 +74,28 @@ def origin_from_users(module: Module, start: Instruction,
     return Origin(), ()
 
 
+def constant_origin(module: Module, instruction: Instruction,
+                    users: dict[str, list[Instruction]]) -> tuple[Origin, tuple[str, ...]]:
+    """Where a constant came from, and the users it was learnt from (if any).
+
+    A constant's own metadata rarely says where it is used: JAX gives scalars
+    none, PyTorch/XLA names them ``prim__Constant``. When its own op_name has
+    no scope path, the scope of the nearest users is taken, keeping the
+    constant's own source line when it has one.
+    """
+    origin = module.origin(instruction)
+    if origin.op_name and "/" in origin.op_name:
+        return origin, ()
+    borrowed, via = origin_from_users(module, instruction, users)
+    if not origin:
+        return borrowed, via
+    if not borrowed.op_name:
+        return origin, ()
+    return replace(borrowed, source_file=origin.source_file or borrowed.source_file,
+                   source_line=origin.source_line or borrowed.source_line,
+                   stack=origin.stack or borrowed.stack), via
+
+
 def constant_sites(module: Module) -> list[ConstantSite]:
     """Every constant in ``module``, in file order, with its origin."""
     sites: list[ConstantSite] = []
@@ -83,10 +105,7 @@ def constant_sites(module: Module) -> list[ConstantSite]:
             continue
         users = users_of(computation)
         for instruction in constants:
-            origin = module.origin(instruction)
-            via: tuple[str, ...] = ()
-            if not (origin.op_name or origin.source_file or origin.stack):
-                origin, via = origin_from_users(module, instruction, users)
+            origin, via = constant_origin(module, instruction, users)
             sites.append(ConstantSite(computation.name, instruction, origin, via))
     return sites
 

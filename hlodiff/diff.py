@@ -11,12 +11,12 @@ code; a constant without metadata borrows its users' origin.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from deepdiff import DeepDiff
 
 from .align import Alignment, ComputationMatch, align
-from .constants import origin_from_users, users_of
+from .constants import constant_origin, users_of
 from .model import Instruction, Module, Origin, Shape
 from .values import element_value
 
@@ -75,15 +75,14 @@ class _ComputationDiff:
     # origins ------------------------------------------------------------------------
 
     def _origin(self, module: Module, instruction: Instruction, users_attr: str) -> Origin:
-        origin = module.origin(instruction)
-        if origin.op_name or origin.source_file or origin.stack:
-            return origin
+        if instruction.opcode != "constant":
+            return module.origin(instruction)
         users = getattr(self, users_attr)
         if users is None:
             computation = self.match.a if users_attr == "_users_a" else self.match.b
             users = users_of(computation)
             setattr(self, users_attr, users)
-        return origin_from_users(module, instruction, users)[0]
+        return constant_origin(module, instruction, users)[0]
 
     def origin_b(self, y: Instruction) -> Origin:
         return self._origin(self.alignment.b, y, "_users_b")
@@ -142,9 +141,11 @@ class _ComputationDiff:
     def _compare(self, x: Instruction, y: Instruction) -> list[Change]:
         out: list[Change] = []
         if x.opcode != y.opcode:
+            # The constant's side says where in the user's code the value is used.
             if x.opcode == "constant" and y.opcode == "parameter":
-                return [self._change("constant_to_parameter", x.operand_text.strip(),
-                                     f"parameter({y.parameter_number}) {y.shape}", x, y)]
+                return [replace(self._change("constant_to_parameter", x.operand_text.strip(),
+                                             f"parameter({y.parameter_number}) {y.shape}", x, y),
+                                origin=self.origin_a(x) or self.origin_b(y))]
             if x.opcode == "parameter" and y.opcode == "constant":
                 return [self._change("parameter_to_constant",
                                      f"parameter({x.parameter_number}) {x.shape}",

@@ -141,7 +141,19 @@ def _rank(finding: Finding):
     kind; then the most frequent."""
     return (not finding.moves_a_hash and finding.kind != "elided_constant",
             finding.stage == "after_optimizations", _PRIORITY.get(finding.kind, 99),
-            -finding.count)
+            finding.origin.location is None, _only_plumbing(finding), -finding.count)
+
+
+_PLUMBING = ("constant", "broadcast", "parameter", "reshape", "bitcast", "copy")
+
+
+def _only_plumbing(finding: Finding) -> bool:
+    """Added or removed instructions that only carry values (constants,
+    broadcasts): they come with a real change rather than being one."""
+    if finding.kind not in ("op_added", "op_removed"):
+        return False
+    texts = (finding.new if finding.kind == "op_added" else finding.old) or ""
+    return all(t.strip().startswith(_PLUMBING) for t in texts.split(","))
 
 
 # --- one stage ------------------------------------------------------------------------------
@@ -160,7 +172,10 @@ def _findings_for_stage(stage: StageDiff) -> list[Finding]:
 
 def _group_key(change: Change) -> tuple:
     if change.kind in ("op_added", "op_removed"):
-        return (change.kind, change.origin.op_name, change.origin.source_line)
+        # one edit of the user's code adds several instructions: group by its line
+        if change.origin.location:
+            return (change.kind, change.origin.location)
+        return (change.kind, change.origin.op_name)
     if change.kind == "metadata":
         return (change.kind,) + _renamed_part(change.old or "", change.new or "")
     if change.kind == "parameter" and change.old and change.new:
@@ -281,17 +296,28 @@ def _attach_to_moved_constants(roots: list[Change], derived_of: dict[int, list[C
     """A constant that became a parameter explains the new parameter count and
     the other copies of the same constant that disappeared."""
     moved = [c for c in roots if c.kind in ("constant_to_parameter", "parameter_to_constant")]
+    if not moved:  # a parameter was added or removed: renumbering follows from it
+        moved = [c for c in roots if c.kind == "parameter" and c.a is None and c.b is None]
     if not moved:
         return roots
     kept = []
     for change in roots:
         parent = None
-        if change.kind == "parameter" and (change.a is None or _renumbered_only(change)):
+        if change is moved[0]:
+            parent = None
+        elif change.kind == "parameter" and (change.a is None or _renumbered_only(change)):
             parent = moved[0]  # the count, or the numbers of the parameters after it
         elif change.kind == "op_removed" and (change.old or "").startswith("constant"):
             parent = next((c for c in moved if c.kind == "constant_to_parameter"), None)
         elif change.kind == "op_added" and (change.new or "").startswith("constant"):
             parent = next((c for c in moved if c.kind == "parameter_to_constant"), None)
+        elif change.kind == "op_added" and (change.new or "").startswith("parameter"):
+            parent = next((c for c in moved if c.kind == "constant_to_parameter"), None)
+        elif change.kind == "op_removed" and (change.old or "").startswith("parameter"):
+            parent = next((c for c in moved if c.kind == "parameter_to_constant"), None)
+        elif change.kind in ("op_added", "op_removed") and \
+                (change.new or change.old or "").startswith(("reshape", "broadcast", "bitcast")):
+            parent = next((c for c in moved if c.computation == change.computation), None)
         if parent is None:
             kept.append(change)
         else:
