@@ -74,8 +74,8 @@ def align(a: Module, b: Module) -> Alignment:
 # --- fingerprints ------------------------------------------------------------------------
 
 def _attribute_key(instruction: Instruction) -> tuple:
-    return tuple((attr.name, " ".join(attr.text.split())) for attr in instruction.attributes
-                 if attr.name not in _IGNORED_ATTRIBUTES and attr.name not in _CALL_ATTRIBUTES)
+    return tuple((name, " ".join(text.split())) for name, text in instruction.attribute_items
+                 if name not in _IGNORED_ATTRIBUTES and name not in _CALL_ATTRIBUTES)
 
 
 class _Fingerprints:

@@ -1,8 +1,9 @@
 """The scanner that feeds grammar/hlo.lark: HLO text to coarse tokens.
 
-An instruction becomes at most six tokens (ROOT, NAME, SHAPE, OPCODE,
-OPERANDS, ATTRS) whatever its length, because the LALR parser's cost is per
-token. The scanner knows just enough HLO to find where each piece ends:
+An instruction becomes one INSTRUCTION token whatever its length, because
+the LALR parser's cost is per token (a few microseconds each): the token
+carries the instruction's pieces (name, shape, opcode, operand list,
+attribute name/value pairs) as text with their offsets. The scanner knows just enough HLO to find where each piece ends:
 brackets nest, strings and comments may hold anything, and a line ends an
 instruction unless a bracket is still open or the next line goes on with a
 comma. The common one-line instruction is matched by a single regular
@@ -30,12 +31,9 @@ class ScanError(Exception):
 
 
 class PieceToken(Token):
-    """A token that also carries what the scanner already worked out about it.
-
-    OPERATION tokens carry (operand text, its offset); ATTRS tokens the
-    (name, value text, value offset) of each attribute. Built without
-    Token's general constructor, which costs twice as much.
-    """
+    """A token that also carries what the scanner already worked out about it
+    (an INSTRUCTION token carries its pieces). Built without Token's general
+    constructor, which costs twice as much."""
 
     __slots__ = ("extra",)
 
@@ -72,6 +70,23 @@ _INSTRUCTION_HEAD = re.compile(r"""
     (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?)[ \t]+)?
     ([a-z][a-z0-9\-]*)\(
     """, re.X)
+# The common case in one match: a whole one-line instruction whose operands
+# hold no parentheses and whose attribute values are words, strings or one
+# level of braces, up to the end of its line (possessive repeats: no
+# backtracking when a line is not of this form).
+_STRING_BODY = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'  # unrolled: runs of plain characters at once
+_SIMPLE_VALUE = (rf"""(?:{_STRING_BODY}|\{{[^{{}}"\n/]*+(?:{_STRING_BODY}[^{{}}"\n/]*+)*+\}}"""
+                 r"""|[^\s,{}()\[\]"'/]+)""")
+_FAST_INSTRUCTION = re.compile(rf"""
+    [ \t\n]*+
+    (?:(ROOT)[ \t]+)?
+    %?([A-Za-z_][\w.\-]*)[ \t]*=[ \t]*
+    (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{{[0-9:][^{{}}\n]*\}})?)[ \t]+)?
+    ([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)
+    ((?:[ \t]*,[ \t]*[A-Za-z_][\w.\-]*={_SIMPLE_VALUE})*+)
+    [ \t]*(?=\n|\}}|$)
+    """, re.X)
+_FAST_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=({_SIMPLE_VALUE})")
 # An operand list with no nested parentheses, strings or line breaks.
 _SIMPLE_OPERANDS = re.compile(r"[^()\"'\n]*\)")
 # One ", name=value" whose value is a word, a string or a brace group with no
@@ -319,13 +334,18 @@ class HloScanner:
             raise ScanError(self.pos, "expected '{' to open the computation")
         yield self._token("LBRACE", "{", self.pos)
         self.pos += 1
+        fast = _FAST_INSTRUCTION.match
         while True:
+            m = fast(text, self.pos)
+            if m is not None and is_opcode(m.group(4)):
+                yield self._fast_instruction(m)
+                continue
             self._skip()
             if self.pos >= len(text):
                 raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
             if text[self.pos] == "}":
                 break
-            yield from self._instruction()
+            yield self._instruction()
         yield self._token("RBRACE", "}", self.pos)
         self.pos += 1
         after = _SKIP_INLINE.match(text, self.pos).end()
@@ -338,20 +358,29 @@ class HloScanner:
             self.pos = value_end(text, m.end())
             yield self._token("EXEC_THREAD", text[m.end():self.pos], start)
 
-    def _instruction(self) -> list[Token]:
-        """The tokens of one instruction: NAME (or ROOT_NAME), [SHAPE], OPERATION, [ATTRS]."""
+    def _fast_instruction(self, m: re.Match) -> Token:
+        root, name, shape, opcode, operands, tail = m.groups()
+        self.pos = m.end()
+        items = tuple(_FAST_ATTRIBUTE.findall(tail)) if tail else ()
+        # The offsets of attribute values are only needed for error messages:
+        # None here means "scan again from the tail's start when asked".
+        return PieceToken("INSTRUCTION", name, m.start(2), self._line_at(m.start(2)),
+                          (bool(root), shape, m.start(3), opcode, operands, m.start(5),
+                           items, None, m.start(6)))
+
+    def _instruction(self) -> Token:
+        """One INSTRUCTION token, the general way; its ``extra`` holds the pieces,
+        as text with offsets: (is_root, shape, shape offset, opcode, operands,
+        operands offset, attribute (name, value) pairs, value offsets, offset
+        of the attribute tail)."""
         text = self.text
         m = _INSTRUCTION_HEAD.match(text, self.pos)
         if m is not None and is_opcode(m.group(4)):
             root, name, shape, opcode = m.groups()
-            tokens = [PieceToken("ROOT_NAME" if root else "NAME", name, m.start(2),
-                                 self._line_at(m.start(2)))]
-            if shape:
-                tokens.append(PieceToken("SHAPE", shape, m.start(3)))
-            opcode_at = m.start(4)
+            name_at, shape_at, opcode_at = m.start(2), m.start(3), m.start(4)
             self.pos = m.end()
         else:
-            tokens = self._instruction_head()
+            root, name, name_at, shape, shape_at = self._instruction_head()
             opcode_at = self.pos
             word = _WORD.match(text, self.pos)
             if word is None or text.startswith("%", self.pos):
@@ -367,45 +396,43 @@ class HloScanner:
         start = self.pos
         m = _SIMPLE_OPERANDS.match(text, start)
         end = m.end() if m is not None else balanced_end(text, start - 1)
-        tokens.append(PieceToken("OPERATION", opcode, opcode_at, None, (text[start:end - 1], start)))
         self.pos = end
-        attributes = self._attributes()
-        if attributes is not None:
-            tokens.append(attributes)
+        items, offsets = self._attributes()
         self._check_instruction_end()
-        return tokens
+        return PieceToken("INSTRUCTION", name, name_at, self._line_at(name_at),
+                          (bool(root), shape, shape_at, opcode, text[start:end - 1], start,
+                           items, offsets, end))
 
-    def _instruction_head(self) -> list[Token]:
+    def _instruction_head(self) -> tuple:
         """[ROOT] name = [shape], the slow way (comments, odd spacing, tuple shapes)."""
         text = self.text
-        kind = "NAME"
-        if self._at_word("ROOT"):
-            kind = "ROOT_NAME"
+        root = self._at_word("ROOT")
+        if root:
             self.pos = skip(text, self.pos + 4)
-        name, start = self._word("an instruction name")
-        tokens = [PieceToken(kind, name, start, self._line_at(start))]
+        name, name_at = self._word("an instruction name")
         self._skip()
         if not text.startswith("=", self.pos):
             raise ScanError(self.pos, f"expected '=' after the instruction name {name}")
         self.pos = skip(text, self.pos + 1)
-        m = _SHAPE_START.match(text, self.pos)
-        if m is not None:
-            start = self.pos
+        shape = shape_at = None
+        if _SHAPE_START.match(text, self.pos) is not None:
+            shape_at = self.pos
             self.pos = shape_end(text, self.pos)
-            tokens.append(PieceToken("SHAPE", text[start:self.pos], start))
+            shape = text[shape_at:self.pos]
             self._skip()
-        return tokens
+        return root, name, name_at, shape, shape_at
 
-    def _attributes(self) -> Token | None:
-        """The ATTRS token, its ``extra`` the (name, value, offset) triples; None if none."""
+    def _attributes(self) -> tuple[tuple, tuple]:
+        """The ``, name=value`` tail: ((name, value), ...) and the values' offsets."""
         text = self.text
-        start = self.pos
-        pairs = []
+        items = []
+        offsets = []
         simple = _SIMPLE_ATTR.match
         while True:
             m = simple(text, self.pos)
             if m is not None:
-                pairs.append((m.group(1), m.group(2), m.start(2)))
+                items.append((m.group(1), m.group(2)))
+                offsets.append(m.start(2))
                 self.pos = m.end()
                 continue
             if text.startswith("\n", self.pos):  # the usual end of an instruction
@@ -419,10 +446,9 @@ class HloScanner:
                 raise ScanError(name_at, "expected an attribute name=value after ','")
             value_at = skip(text, m.end())
             self.pos = value_end(text, value_at)
-            pairs.append((m.group(1), text[value_at:self.pos], value_at))
-        if not pairs:
-            return None
-        return PieceToken("ATTRS", text[start:self.pos], start, None, pairs)
+            items.append((m.group(1), text[value_at:self.pos]))
+            offsets.append(value_at)
+        return tuple(items), tuple(offsets)
 
     def _check_instruction_end(self) -> None:
         """An instruction must end its line (or close its computation)."""
@@ -433,6 +459,13 @@ class HloScanner:
         if after >= len(text) or text[after] in "\n}" or text.startswith("//", after):
             return
         raise ScanError(after, f"unexpected text after the instruction: {text[after:after + 20]!r}")
+
+
+def attribute_offsets(text: str, tail: int) -> tuple[int, ...]:
+    """Offsets of the attribute values of the instruction whose tail starts at ``tail``."""
+    scanner = HloScanner(text)
+    scanner.pos = tail
+    return scanner._attributes()[1]
 
 
 class CoarseLexer(Lexer):

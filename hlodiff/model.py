@@ -231,28 +231,54 @@ class Instruction:
     """One HLO instruction.
 
     ``operands`` are the names of the instructions it reads, in order.
-    ``attributes`` keep the printed order. Typed accessors give the
-    attributes the differ needs: ``metadata``, ``literal``,
-    ``called_computations``, ``dimensions``, ``parameter_number``.
+    ``attribute_items`` are the ``(name, value text)`` pairs in printed
+    order; ``attributes`` gives them as ``Attribute`` objects. Typed
+    accessors give the attributes the differ needs: ``metadata``,
+    ``literal``, ``called_computations``, ``int_list``, ``parameter_number``.
     """
 
     name: str
     opcode: str
     shape: Shape | None
     operands: tuple[str, ...]
-    attributes: tuple[Attribute, ...] = ()
+    attribute_items: tuple[tuple[str, str], ...] = ()
     is_root: bool = False
     # The text between the parentheses when it is not a list of names: the
     # literal of a constant, the number of a parameter ("" otherwise).
     operand_text: str = field(default="", repr=False)
     line: int = field(default=0, compare=False)
     operand_offset: int = field(default=-1, compare=False, repr=False)
+    # Where each attribute value starts in the file, for error messages; None
+    # until needed, then found again from where the attribute tail starts.
+    attribute_offsets: tuple[int, ...] | None = field(default=(), compare=False, repr=False)
+    tail_offset: int = field(default=-1, compare=False, repr=False)
     source: Source | None = field(default=None, compare=False, repr=False)
 
+    @classmethod
+    def built(cls, **fields: Any) -> Instruction:
+        """Make one without the dataclass ``__init__``: a large dump builds
+        hundreds of thousands, and setting each frozen field through
+        ``object.__setattr__`` would double the parser's cost. Every field
+        must be given."""
+        instruction = object.__new__(cls)
+        instruction.__dict__.update(fields)
+        return instruction
+
+    @cached_property
+    def attributes(self) -> tuple[Attribute, ...]:
+        offsets = self.attribute_offsets
+        if offsets is None and self.source is not None and self.tail_offset >= 0:
+            from .lexer import attribute_offsets
+            offsets = attribute_offsets(self.source.text, self.tail_offset)
+        if not offsets or len(offsets) != len(self.attribute_items):
+            offsets = (-1,) * len(self.attribute_items)
+        return tuple(Attribute(name, text, offset, self.source)
+                     for (name, text), offset in zip(self.attribute_items, offsets))
+
     def attribute(self, name: str) -> Attribute | None:
-        for a in self.attributes:
-            if a.name == name:
-                return a
+        for index, (attribute_name, _) in enumerate(self.attribute_items):
+            if attribute_name == name:
+                return self.attributes[index]
         return None
 
     @cached_property
@@ -277,9 +303,9 @@ class Instruction:
         """Names of the computations this instruction calls (to_apply, calls, body, ...)."""
         from .values import computation_names
         names: list[str] = []
-        for a in self.attributes:
-            if a.name in _CALL_ATTRIBUTES:
-                names.extend(computation_names(a))
+        for index, (name, _) in enumerate(self.attribute_items):
+            if name in _CALL_ATTRIBUTES:
+                names.extend(computation_names(self.attributes[index]))
         return tuple(names)
 
     @property

@@ -50,14 +50,9 @@ class _ModuleBuilder(Transformer):
         except PieceError as err:
             raise _Failure(token.start_pos + err.offset, err.message) from None
 
-    @v_args(inline=False)
-    def instruction(self, children):
-        name = children[0]
-        shape = children[1] if children[1].type == "SHAPE" else None
-        operation = children[2] if shape is not None else children[1]
-        attrs = children[-1] if children[-1].type == "ATTRS" else None
-        opcode = str(operation)
-        text, operand_offset = operation.extra
+    def _instruction(self, token: Token) -> Instruction:
+        is_root, shape_text, shape_at, opcode, text, operand_offset, items, offsets, tail = \
+            token.extra
         if opcode in _NO_OPERAND_NAMES:
             names = ()
         else:
@@ -65,15 +60,22 @@ class _ModuleBuilder(Transformer):
                 names = parse_operands(text)
             except PieceError as err:
                 raise _Failure(operand_offset + err.offset, err.message) from None
-        source = self.source
-        attributes = () if attrs is None else tuple(
-            [Attribute(n, v, o, source) for n, v, o in attrs.extra])
-        return Instruction(str(name), opcode, self._shape(shape), names, attributes,
-                           name.type == "ROOT_NAME", text if not names else "", name.line,
-                           operand_offset, source)
+        if shape_text is None:
+            shape = None
+        else:
+            try:
+                shape = parse_shape(shape_text)
+            except PieceError as err:
+                raise _Failure(shape_at + err.offset, err.message) from None
+        return Instruction.built(
+            name=str(token), opcode=opcode, shape=shape, operands=names, attribute_items=items,
+            is_root=is_root, operand_text=text if not names else "", line=token.line,
+            operand_offset=operand_offset, attribute_offsets=offsets, tail_offset=tail,
+            source=self.source)
 
     def computation(self, entry, name, signature, _lbrace, *rest):
-        *instructions, _rbrace, thread = rest
+        *tokens, _rbrace, thread = rest
+        instructions = [self._instruction(t) for t in tokens]
         roots = [i for i in instructions if i.is_root]
         if len(roots) > 1:
             raise _Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
