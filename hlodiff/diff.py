@@ -101,7 +101,14 @@ class _ComputationDiff:
             if x_name is None:
                 out.append(self._one_sided("op_added", None, y))
                 continue
-            out.extend(self._compare(m.a.by_name[x_name], y))
+            x = m.a.by_name[x_name]
+            if m.how.get(x_name) == "exact" and x.opcode != "constant":
+                # Equal fingerprints: opcode, shape and attributes are the same by
+                # construction; only metadata can differ. (Constants still go the
+                # long way: equal text {...} does not mean equal values.)
+                out.extend(self._attribute_changes(x, y, only=_NOT_COMPILED))
+            else:
+                out.extend(self._compare(x, y))
         for x in m.unmatched_a:
             out.append(self._one_sided("op_removed", x, None))
         if self.is_entry:
@@ -195,15 +202,18 @@ class _ComputationDiff:
                              all_zero_or_one=(_all_zero_or_one(lx.elements),
                                               _all_zero_or_one(ly.elements)))]
 
-    def _attribute_changes(self, x: Instruction, y: Instruction) -> list[Change]:
-        ax = {a.name: a for a in x.attributes if a.name not in _CALLS}
-        ay = {a.name: a for a in y.attributes if a.name not in _CALLS}
+    def _attribute_changes(self, x: Instruction, y: Instruction,
+                           only: frozenset[str] | None = None) -> list[Change]:
+        tx = {n: t for n, t in x.attribute_items if n not in _CALLS and (only is None or n in only)}
+        ty = {n: t for n, t in y.attribute_items if n not in _CALLS and (only is None or n in only)}
+        if tx == ty:
+            return []
         out = []
         metadata_old = metadata_new = None  # set when the metadata text differs
-        for name in list(ax) + [n for n in ay if n not in ax]:
-            old, new = ax.get(name), ay.get(name)
-            if old is not None and new is not None and old.text == new.text:
+        for name in list(tx) + [n for n in ty if n not in tx]:
+            if tx.get(name) == ty.get(name):
                 continue
+            old, new = x.attribute(name), y.attribute(name)
             if old is not None and new is not None and not DeepDiff(old.value, new.value):
                 continue
             if name in _NOT_COMPILED:

@@ -72,6 +72,12 @@ class Shape:
         return Shape(self.element_type, self.dimensions, self.dynamic)
 
     def __str__(self) -> str:
+        return self.text
+
+    @cached_property
+    def text(self) -> str:
+        """The shape as XLA prints it; kept, since a dump has few distinct shapes
+        and the differ prints and compares them constantly."""
         if self.is_tuple:
             return "(" + ", ".join(map(str, self.tuple_shapes)) + ")"
         if self.element_type == "buffer":

@@ -277,8 +277,14 @@ def metadata_fields(attr: Attribute) -> dict[str, Any]:
     raise attribute_error(attr, "metadata must be {key=value ...}")
 
 
+_SINGLE_NAME = re.compile(r"\s*%?([A-Za-z_][\w.\-]*)\s*")
+
+
 def computation_names(attr: Attribute) -> list[str]:
     """Names in ``calls=%c`` or ``branch_computations={%a, %b}``."""
+    single = _SINGLE_NAME.fullmatch(attr.text)
+    if single is not None:  # the common case, without the grammar
+        return [single.group(1)]
     value = attribute_value(attr)
     items = value if isinstance(value, list) else [value]
     names = []
