@@ -349,9 +349,11 @@ def _renumbered_only(change: Change) -> bool:
 def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:
     """Changes that follow from a moved dimension without a data path from it.
 
-    Constants like 1/(B*8) whose values scale with a changed dimension, and
-    shapes (an iota, a broadcast of a constant) whose only moved dimensions
-    are ones an entry parameter moved, are derived from that parameter change.
+    A dimension moves with an entry parameter's shape (a batch size) or with
+    an integer constant (a loop trip count 3 -> 4 sizes the stacked loop
+    outputs). Constants like 1/(B*8) whose values scale with it, and shapes
+    (an iota, a broadcast, a loop's stacked result) whose moved dimensions
+    all scale as it did, are derived from that change.
     """
     dims = []
     for change in roots:
@@ -359,12 +361,15 @@ def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[
             for d_old, d_new in zip(_dims(change.old), _dims(change.new)):
                 if d_old != d_new and d_old and d_new:
                     dims.append((d_old, d_new, change))
+        elif change.kind == "constant" and _is_positive_int(change.old) \
+                and _is_positive_int(change.new):
+            dims.append((int(change.old), int(change.new), change))
     if not dims:
         return roots
     kept = []
     for change in roots:
         parent = None
-        if change.kind == "constant":
+        if change.kind == "constant" and not any(change is c for _, _, c in dims):
             parent = next((c for d_old, d_new, c in dims
                            if _scales_with(change.old, change.new, d_old, d_new)), None)
         elif change.kind == "shape" and change.old and change.new:
@@ -378,6 +383,10 @@ def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[
         else:
             derived_of[id(parent)].append(change)
     return kept
+
+
+def _is_positive_int(text: str | None) -> bool:
+    return bool(text) and text.isdigit() and int(text) > 0
 
 
 def _moved_dims(change) -> tuple[tuple[int, int], ...]:

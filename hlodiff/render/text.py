@@ -247,7 +247,7 @@ def _finding_details(out: Console, n: int, finding) -> None:
     stack = " < ".join(f"{f.function} ({f.file}:{f.line})" for f in finding.origin.stack[:4])
     if stack:
         lines.append(f"stack: {stack}")
-    places = ", ".join(f"{w.computation}/{w.b or w.a}" for w in finding.where[:4])
+    places = ", ".join(f"{_short(w.computation, 40)}/{w.b or w.a}" for w in finding.where[:4])
     if places:
         more = f" and {len(finding.where) - 4} more" if len(finding.where) > 4 else ""
         lines.append(f"at {places}{more}")

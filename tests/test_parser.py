@@ -1,0 +1,69 @@
+"""The parser and typed model on real dumps and on the forms a user will meet."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import hlodiff
+from conftest import CORPUS
+
+
+def _main_before(case: str) -> hlodiff.Module:
+    path = next((CORPUS / case / "run_a").glob("*jit_train_step.before_optimizations.txt"))
+    return hlodiff.parse_file(path)
+
+
+def test_jax_stack_frames_resolve_to_the_users_call_chain():
+    """JAX 0.10 prints each parent_frame_id as the parent's id + 1 (1: none)."""
+    module = _main_before("jax_learning_rate")
+    mul = next(i for _, i in module.instructions()
+               if "adam_update/mul" in (i.metadata.get("op_name") or ""))
+    stack = module.origin(mul).stack
+    functions = [frame.function for frame in stack]
+    assert functions[-1] == "<module>"  # the outermost frame has no parent
+    assert "run.<locals>.adam_update" in functions
+    assert functions.index("run.<locals>.adam_update") > 0  # the lambda inside it is innermost
+    assert all(frame.file == "corpus/gen/jax_cases.py" for frame in stack)
+    origin = module.origin(mul)
+    assert (origin.source_file, origin.source_line) == (stack[0].file, stack[0].line)
+
+
+def test_unknown_attributes_are_kept_not_rejected():
+    text = ("ENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT c = f32[2]{0} add(p, p), "
+            "new_thing={a=[1,2] b:(x) 'q'}, flag=true\n}")
+    root = hlodiff.parse(text, strict=True).entry.root
+    assert root.attribute("new_thing").text == "{a=[1,2] b:(x) 'q'}"
+    assert root.attribute("flag").value == "true"
+
+
+def test_literal_text_is_exact_and_values_are_numbers():
+    module = hlodiff.parse("ENTRY e {\n  ROOT c = f32[2,2]{1,0} constant({ {1e-05, -inf}, "
+                           "{nan, 0.1} })\n}")
+    literal = module.entry.root.literal
+    assert literal.elements == ("1e-05", "-inf", "nan", "0.1")
+    assert literal.values[0] == 1e-05 and literal.values[1] == -math.inf
+    assert math.isnan(literal.values[2])
+    assert not literal.elided
+
+
+def test_elided_literal_is_flagged():
+    module = hlodiff.parse("ENTRY e {\n  ROOT c = f32[64,32]{1,0} constant({...})\n}")
+    assert module.entry.root.literal.elided
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_crlf_and_cr_only_files_read_like_lf(newline):
+    text = _main_before("jax_seed").path
+    lf = open(text, encoding="utf-8").read()
+    assert hlodiff.parse(lf.replace("\n", newline)) == hlodiff.parse(lf)
+
+
+def test_syntax_error_names_line_and_column_with_a_caret():
+    with pytest.raises(hlodiff.HloSyntaxError) as caught:
+        hlodiff.parse("HloModule m\n\nENTRY e {\n  ROOT x = f32[] bogus-op(y)\n}\n", path="m.hlo")
+    err = caught.value
+    assert (err.path, err.line, err.column) == ("m.hlo", 4, 18)
+    assert str(err).splitlines() == ['m.hlo:4:18: unknown opcode "bogus-op"',
+                                     "    ROOT x = f32[] bogus-op(y)", "                   ^"]
