@@ -7,6 +7,7 @@ or input error. Every ``HlodiffError`` becomes one line
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -79,26 +80,39 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
 
 
 @cli.command()
-@click.argument("a", type=click.Path(path_type=Path))
-@click.argument("b", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, metavar="A B")
 @click.option("--module", "select", metavar="REGEX",
               help="Compare the modules whose program name matches REGEX, not only the main one.")
 @click.option("--all", "all_modules", is_flag=True, help="Compare every pair of modules.")
+@click.option("--exit-code", is_flag=True,
+              help="Under git too, exit 1 when the executables differ (git stops on it).")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN)
-def diff(a: Path, b: Path, select: str | None, all_modules: bool, fmt: str) -> int:
+def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_code: bool,
+         fmt: str) -> int:
     """Explain why A and B do not share a compiled executable.
 
     A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
     files. Exits 0 when the executable is the same, 1 when it differs or
-    the dumps cannot decide, 2 on a usage or input error.
+    the dumps cannot decide, 2 on a usage or input error. Also takes the 7
+    (or, for a rename, 9) arguments git passes to an external diff; under
+    git it exits 0 unless --exit-code is given.
     """
-    report = compare(a, b, select=select, all=all_modules)
+    from .gitdiff import diff_request
+    request = diff_request(paths, os.environ)
+    quiet = request.under_git and not exit_code
+    if request.a is None or request.b is None:
+        render_text.one_sided(request.title or request.a or request.b,
+                              added=request.a is None)
+        return EXIT_SAME if quiet else EXIT_DIFFERENT
+    report = compare(request.a, request.b, select=select, all=all_modules)
     if fmt == render.Format.JSON.value:
         render_json.dump(report_document(report), sys.stdout)
     elif fmt == render.Format.MARKDOWN.value:
         sys.stdout.write(markdown(report))
     else:
-        render_text.report(report)
+        render_text.report(report, title=request.title)
+    if quiet:
+        return EXIT_SAME
     return EXIT_SAME if report.same_executable is True else EXIT_DIFFERENT
 
 
@@ -122,6 +136,34 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str) -> None:
         render_json.dump(render_json.ls_document(listing, explain=explain), sys.stdout)
     else:
         render_text.ls_table(listing, explain=explain)
+
+
+
+@cli.command()
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--metadata", is_flag=True,
+              help="Keep op_type, op_name and source, with stack frames resolved.")
+def canon(target: Path, metadata: bool) -> None:
+    """Print a module canonically: stable names, no frame tables, no metadata.
+
+    TARGET is an HLO text file (or a dump directory: its main program).
+    Renumbered instructions and computations print the same, so as git's
+    textconv (`hlodiff git-setup`) a renumber-only change shows no diff.
+    """
+    from .canon import View, canonical_text
+    module = parse_file(module_file(target))
+    sys.stdout.write(canonical_text(module, View(metadata=metadata)))
+
+
+@cli.command("git-setup")
+@click.option("--apply", "apply_", is_flag=True,
+              help="Write the settings into this repository's .git/config and .gitattributes.")
+def git_setup(apply_: bool) -> None:
+    """Print (or --apply) the git settings that diff HLO files through hlodiff."""
+    from .gitdiff import apply_settings, git_settings
+    settings = git_settings()
+    root = apply_settings(settings, Path.cwd()) if apply_ else None
+    render_text.git_setup(settings, applied_to=root)
 
 
 def error_line(err: HlodiffError) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, TextIO
@@ -21,11 +22,15 @@ def console(stream: TextIO | None = None) -> Console:
     """A console that colours only real terminals and honours NO_COLOR.
 
     Output that is not a terminal (a pipe, a file, a CI log) gets a wide page
-    rather than rich's default of 80 columns, so tables do not fold.
+    rather than rich's default of 80 columns, so tables do not fold. When
+    git runs us with its pager (GIT_PAGER_IN_USE), colour as git itself does
+    on a terminal: the pager shows it.
     """
-    out = Console(file=stream, highlight=False, soft_wrap=False)
-    if not out.is_terminal:
-        out = Console(file=stream, highlight=False, soft_wrap=False, width=160)
+    paged = stream is None and bool(os.environ.get("GIT_PAGER_IN_USE"))
+    out = Console(file=stream, highlight=False, soft_wrap=False, force_terminal=paged or None)
+    if not out.is_terminal or paged:
+        out = Console(file=stream, highlight=False, soft_wrap=False, width=160,
+                      force_terminal=paged or None)
     return out
 
 
@@ -197,12 +202,19 @@ def _short(text: str, limit: int = 60) -> str:
 _VERDICT_STYLE = {True: "bold green", False: "bold red", None: "bold yellow"}
 
 
-def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15) -> None:
-    """The diff report: verdict, compared modules, ranked findings, details, hashes."""
+def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
+           title: str | None = None) -> None:
+    """The diff report: verdict, compared modules, ranked findings, details, hashes.
+
+    ``title`` (the path in the repository, under git) heads it, so several
+    files in one ``git diff`` stay apart.
+    """
     from ..hashes import HASHES
     from .report import verdict_line
 
     out = console(stream)
+    if title:
+        out.print(f"[bold]{escape(title)}[/]")
     out.print(f"[{_VERDICT_STYLE[rep.same_executable]}]{escape(verdict_line(rep))}[/]")
     for module in rep.modules:
         out.print(f"[dim]compared {module.a} with {module.b} (paired by {module.how})[/]")
@@ -247,7 +259,7 @@ def _finding_details(out: Console, n: int, finding) -> None:
     stack = " < ".join(f"{f.function} ({f.file}:{f.line})" for f in finding.origin.stack[:4])
     if stack:
         lines.append(f"stack: {stack}")
-    places = ", ".join(f"{_short(w.computation, 40)}/{w.b or w.a}" for w in finding.where[:4])
+    places = ", ".join(f"{w.computation}/{w.b or w.a}" for w in finding.where[:4])
     if places:
         more = f" and {len(finding.where) - 4} more" if len(finding.where) > 4 else ""
         lines.append(f"at {places}{more}")
@@ -257,3 +269,32 @@ def _finding_details(out: Console, n: int, finding) -> None:
                         if d.old or d.new else ""))
     if lines:
         out.print(f"[bold]{n}.[/] " + escape("\n   ".join(lines)))
+
+
+def one_sided(path: str, *, added: bool, stream: TextIO | None = None) -> None:
+    """A file git shows as added or deleted: nothing to compare it with."""
+    out = console(stream)
+    what = "added: a new program, compiled for the first time" if added else \
+        "deleted: its program is no longer compiled"
+    out.print(f"[bold]{escape(path)}[/]: {what}")
+
+
+def git_setup(settings, applied_to=None, stream: TextIO | None = None) -> None:
+    """The git settings as lines to paste, or where they were written."""
+    out = console(stream)
+    if applied_to is not None:
+        out.print(f"wrote {len(settings.config)} settings to {applied_to}/.git/config and "
+                  f"{len(settings.attributes)} lines to {applied_to}/.gitattributes", markup=False)
+        return
+    out.print("# .gitattributes", markup=False)
+    for line in settings.attributes:
+        out.print(line, markup=False)
+    out.print("\n# git config (run inside the repository)", markup=False)
+    for key, value in settings.config:
+        out.print(f"git config {key} {_shell_quote(value)}", markup=False)
+    out.print("\n# one-off: git -c diff.external='hlodiff diff' diff   "
+              "or   git difftool -t hlodiff", markup=False)
+
+
+def _shell_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"

@@ -1,0 +1,151 @@
+"""hlodiff under real git: textconv, external diff (7 and 9 arguments), difftool, git-setup.
+
+Each test builds a repository in tmp_path and runs the git binary, so what
+is checked is what a user sees in their terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS
+
+HLODIFF = f"{sys.executable} -m hlodiff"
+LR = CORPUS / "jax_learning_rate"
+MODULE = "module_0006.jit_train_step.before_optimizations.txt"
+
+pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True)
+                                .returncode != 0, reason="git is not installed")
+
+
+def git(repo: Path, *args: str, env: dict | None = None, check: bool = True):
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo,
+                          capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1", **(env or {})})
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def renumbered(text: str) -> str:
+    """The same program with every instruction and computation number moved by 1000."""
+    return re.sub(r"(%[A-Za-z_][\w\-]*?)\.(\d+)\b", lambda m: f"{m[1]}.{int(m[2]) + 1000}", text)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """Three commits of model.hlo: lr=0.01, the same renumbered, lr=0.02."""
+    git(tmp_path, "init", "-q")
+    model = tmp_path / "model.hlo"
+    model.write_text((LR / "run_a" / MODULE).read_text())
+    git(tmp_path, "add", "model.hlo")
+    git(tmp_path, "commit", "-qm", "lr 0.01")
+    model.write_text(renumbered(model.read_text()))
+    git(tmp_path, "commit", "-qam", "renumbered")
+    model.write_text((LR / "run_b" / MODULE).read_text())
+    git(tmp_path, "commit", "-qam", "lr 0.02")
+    return tmp_path
+
+
+def test_textconv_hides_renumbering_and_shows_only_the_changed_constants(repo: Path):
+    (repo / ".gitattributes").write_text("*.hlo diff=hlo\n")
+    git(repo, "config", "diff.hlo.textconv", f"{HLODIFF} canon")
+    assert git(repo, "diff", "HEAD~2", "HEAD~1").stdout == ""
+    changed = [line for line in git(repo, "diff", "HEAD~1", "HEAD").stdout.splitlines()
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert len(changed) == 8
+    assert all(re.fullmatch(r"[-+]  %constant\.\d+ = f32\[\] constant\(0\.0[12]\)", line)
+               for line in changed), changed
+    # without the driver git shows every renumbered line
+    assert len(git(repo, "-c", "diff.hlo.textconv=cat", "diff", "HEAD~2", "HEAD~1")
+               .stdout.splitlines()) > 1000
+
+
+def test_external_diff_reports_with_the_path_and_exits_0_under_git(repo: Path):
+    done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "HEAD~2", "HEAD")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "model.hlo"
+    assert lines[1].startswith("Different executables")
+    assert "constant" in done.stdout and "0.01 -> 0.02" in done.stdout
+    assert "XLA module fingerprint: unchanged" in done.stdout
+
+
+def test_external_diff_with_exit_code_stops_git(repo: Path):
+    done = git(repo, "-c", f"diff.external={HLODIFF} diff --exit-code", "diff", "HEAD~2", "HEAD",
+               check=False)
+    assert done.returncode != 0
+    assert "external diff died" in done.stderr
+
+
+def test_external_diff_renamed_and_added_files(repo: Path):
+    git(repo, "mv", "model.hlo", "renamed.hlo")
+    (repo / "renamed.hlo").write_text((LR / "run_a" / MODULE).read_text())
+    (repo / "extra.hlo").write_text(
+        (LR / "run_a" / "module_0000.jit_init_params.before_optimizations.txt").read_text())
+    git(repo, "add", "renamed.hlo", "extra.hlo")
+    done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "--cached", "-M", "HEAD")
+    assert "model.hlo -> renamed.hlo\nDifferent executables" in done.stdout
+    assert "0.02 -> 0.01" in done.stdout
+    assert "extra.hlo: added" in done.stdout
+
+
+def test_difftool_shows_the_report(repo: Path):
+    done = git(repo, "difftool", "-y", "-x", f"{HLODIFF} diff", "HEAD~2", "HEAD", "--",
+               "model.hlo")
+    assert done.stdout.startswith("model.hlo\nDifferent executables")
+    renumber_only = git(repo, "difftool", "-y", "-x", f"{HLODIFF} diff", "HEAD~2", "HEAD~1",
+                        "--", "model.hlo")
+    assert "Same executable" in renumber_only.stdout
+
+
+def through_a_terminal(repo: Path, args: list[str], env: dict) -> str:
+    """What git writes to a terminal: git only starts its pager on one."""
+    import pty
+    master, slave = pty.openpty()
+    process = subprocess.Popen(["git", *args], cwd=repo, stdout=slave, stderr=subprocess.PIPE,
+                               env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    process.wait()
+    os.close(master)
+    return out.decode()
+
+
+def test_colours_follow_gits_pager_and_no_color(repo: Path):
+    args = ["-c", f"diff.external={HLODIFF} diff", "-c", "core.pager=cat", "diff", "HEAD~2",
+            "HEAD"]
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    piped = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env)
+    assert "Different executables" in piped.stdout and "\x1b[" not in piped.stdout
+    paged = through_a_terminal(repo, args, env)  # git pipes hlodiff into its pager
+    assert "\x1b[1;31mDifferent executables" in paged
+    no_color = through_a_terminal(repo, args, {**env, "NO_COLOR": "1"})
+    assert "Different executables" in no_color and "\x1b[1;31m" not in no_color
+
+
+def test_git_setup_prints_and_applies_the_settings(repo: Path):
+    printed = subprocess.run([sys.executable, "-m", "hlodiff", "git-setup"], cwd=repo,
+                             capture_output=True, text=True)
+    assert "*.hlo diff=hlo" in printed.stdout
+    assert "git config diff.hlo.textconv 'hlodiff canon'" in printed.stdout
+    for _ in range(2):  # applying twice adds nothing twice
+        subprocess.run([sys.executable, "-m", "hlodiff", "git-setup", "--apply"], cwd=repo,
+                       check=True, capture_output=True)
+    assert (repo / ".gitattributes").read_text().count("*.hlo diff=hlo") == 1
+    assert git(repo, "config", "diff.hlo.textconv").stdout.strip() == "hlodiff canon"
+    assert git(repo, "config", "difftool.hlodiff.cmd").stdout.strip() == \
+        'hlodiff diff "$LOCAL" "$REMOTE"'
