@@ -139,11 +139,10 @@ class _ComputationDiff:
         source = self.match.b.by_name.get(y.operands[0]) if y.operands else None
         if source is None or source.shape is None or y.shape is None:
             return None
-        old, new = _element_types(source.shape), _element_types(y.shape)
-        if old == new:
+        if _element_types(source.shape) == _element_types(y.shape):
             return None
-        return self._change("dtype", ",".join(old), ",".join(new), None, y,
-                            detail=f"a convert was added: {source.shape} -> {y.shape}")
+        return self._change("dtype", str(source.shape), str(y.shape), None, y,
+                            detail="a convert was added")
 
     def _compare(self, x: Instruction, y: Instruction) -> list[Change]:
         out: list[Change] = []
@@ -151,17 +150,17 @@ class _ComputationDiff:
             # The constant's side says where in the user's code the value is used.
             if x.opcode == "constant" and y.opcode == "parameter":
                 return [replace(self._change("constant_to_parameter", x.operand_text.strip(),
-                                             f"parameter({y.parameter_number}) {y.shape}", x, y),
+                                             _parameter_text(y), x, y),
                                 origin=self.origin_a(x) or self.origin_b(y))]
             if x.opcode == "parameter" and y.opcode == "constant":
                 return [self._change("parameter_to_constant",
-                                     f"parameter({x.parameter_number}) {x.shape}",
+                                     _parameter_text(x),
                                      y.operand_text.strip(), x, y)]
             out.append(self._change("opcode", x.opcode, y.opcode, x, y))
         if self.is_entry and x.opcode == y.opcode == "parameter":
             if str(x.shape) != str(y.shape) or x.parameter_number != y.parameter_number:
-                out.append(self._change("parameter", f"parameter({x.parameter_number}) {x.shape}",
-                                        f"parameter({y.parameter_number}) {y.shape}", x, y))
+                out.append(self._change("parameter", _parameter_text(x),
+                                        _parameter_text(y), x, y))
         else:
             out.extend(self._shape_changes(x, y))
         if x.opcode == y.opcode == "constant":
@@ -236,6 +235,11 @@ class _ComputationDiff:
         return [Change("parameter", f"{na} parameters", f"{nb} parameters", self.match.b.name,
                        None, None, Origin(), "the entry computation takes a different number "
                        "of parameters")]
+
+
+def _parameter_text(instruction: Instruction) -> str:
+    """``f32[16,8]{1,0} parameter(0)``, as the HLO line prints it."""
+    return f"{instruction.shape} parameter({instruction.parameter_number})"
 
 
 def _element_types(shape: Shape) -> tuple[str, ...]:

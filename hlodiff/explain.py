@@ -22,6 +22,7 @@ person wants the cause first, once, with where it came from. So:
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -45,9 +46,14 @@ _FOLLOWING_KINDS = _SHAPE_KINDS | {"attribute"}
 
 @dataclass(frozen=True)
 class Where:
+    """One place a finding was seen: the instruction on each side, and its own
+    old and new (a collapsed finding shows the first place's)."""
+
     computation: str
     a: str | None
     b: str | None
+    old: str | None = None
+    new: str | None = None
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,8 @@ def _group_key(change: Change) -> tuple:
         moved = _moved_dims(change)
         if moved:  # x f32[16,8] and y s32[16] both moved by a batch 16 -> 32
             return (change.kind, moved)
+    if change.kind == "dtype" and change.a is None:  # converts added: by element types
+        return (change.kind, _element_type_names(change.old), _element_type_names(change.new))
     if change.kind in _SHAPE_KINDS:
         return (change.kind, change.old, change.new)
     return (change.kind, change.old, change.new, change.detail if change.kind == "attribute" else "")
@@ -226,7 +234,7 @@ def _collapse(changes: list[Change], stage: str, derived: list[Change] = ()) -> 
         moved.update(affects(c))
     return Finding(first.kind, stage, old, new, len(changes),
                    tuple(h.name for h in HASHES if h.name in moved), tuple(origins),
-                   tuple(Where(c.computation, c.a, c.b) for c in changes), first.detail,
+                   tuple(Where(c.computation, c.a, c.b, c.old, c.new) for c in changes), first.detail,
                    derived_findings)
 
 
@@ -241,7 +249,7 @@ def _derived_findings(derived: list[Change], stage: str) -> tuple[Finding, ...]:
                            tuple(h.name for h in HASHES
                                  if any(h.name in affects(c) for c in changes)),
                            tuple(dict.fromkeys(c.origin for c in changes if c.origin))[:20],
-                           tuple(Where(c.computation, c.a, c.b) for c in changes),
+                           tuple(Where(c.computation, c.a, c.b, c.old, c.new) for c in changes),
                            f"{len(changes)} {kind} changes follow from it"))
     return tuple(out)
 
@@ -341,9 +349,9 @@ def _attach_orphans(roots: list[Change], orphans: list[Change],
 
 
 def _renumbered_only(change: Change) -> bool:
-    """``parameter(4) f32[8]`` -> ``parameter(5) f32[8]``: same shape, new number."""
-    old, new = (change.old or "").split(" ", 1), (change.new or "").split(" ", 1)
-    return len(old) == len(new) == 2 and old[1] == new[1] and old[0] != new[0]
+    """``f32[8] parameter(4)`` -> ``f32[8] parameter(5)``: same shape, new number."""
+    old, new = (change.old or "").rsplit(" ", 1), (change.new or "").rsplit(" ", 1)
+    return len(old) == len(new) == 2 and old[0] == new[0] and old[1] != new[1]
 
 
 def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:
@@ -385,6 +393,11 @@ def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[
     return kept
 
 
+def _element_type_names(shape_text: str | None) -> str:
+    """``f32[16,8]{1,0}`` -> ``f32``; ``(f32[], s32[2])`` -> ``f32,s32``."""
+    return ",".join(re.findall(r"([a-z][a-z0-9]*)\[", shape_text or ""))
+
+
 def _is_positive_int(text: str | None) -> bool:
     return bool(text) and text.isdigit() and int(text) > 0
 
@@ -401,15 +414,24 @@ def _dims(text: str) -> list[int]:
 
 
 def _scales_with(old: str | None, new: str | None, d_old: int, d_new: int) -> bool:
-    """old/new vary with the dimension: proportional (B*8) or inversely (1/(B*8))."""
+    """old/new are k*B or 1/(k*B) for the same whole k, before and after B moved.
+
+    A whole multiple is what a mean over the batch or a reshape size looks
+    like; a learning rate that doubled along with the batch (0.01 -> 0.02
+    while 16 -> 32) is proportional too, but 0.01 is not 16 times a whole
+    number, nor one over it.
+    """
     try:
         a, b = float(element_value(old.strip())), float(element_value(new.strip()))
     except (ValueError, AttributeError, TypeError):
         return False
-    if not (math.isfinite(a) and math.isfinite(b)) or a == 0 or b == 0:
+    if not (math.isfinite(a) and math.isfinite(b)) or a <= 0 or b <= 0:
         return False
-    return math.isclose(a * d_old, b * d_new, rel_tol=1e-5) or \
-        math.isclose(a / d_old, b / d_new, rel_tol=1e-5)
+    for k_old, k_new in ((a / d_old, b / d_new), (1 / (a * d_old), 1 / (b * d_new))):
+        k = round(k_old)
+        if k >= 1 and math.isclose(k_old, k, rel_tol=1e-5) and math.isclose(k_new, k, rel_tol=1e-5):
+            return True
+    return False
 
 
 # --- across stages ---------------------------------------------------------------------

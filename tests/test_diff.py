@@ -101,7 +101,7 @@ def test_batch_size_is_one_parameter_finding_with_derived_shapes(tmp_path):
     report = run(tmp_path, BASE, b)
     top = report.top
     assert top.kind == "parameter"
-    assert top.old == "parameter(0) f32[16,8]{1,0}" and top.new == "parameter(0) f32[32,8]{1,0}"
+    assert top.old == "f32[16,8]{1,0} parameter(0)" and top.new == "f32[32,8]{1,0} parameter(0)"
     derived = {d.kind: d.count for d in top.derived}
     assert derived.get("shape", 0) >= 5
     assert [f.kind for f in report.findings if f.moves_a_hash] == ["parameter"]
@@ -134,7 +134,7 @@ def test_constant_passed_as_argument_instead(tmp_path):
     b = b.replace("broadcast(%constant.2)", "broadcast(%lr.2)")
     report = run(tmp_path, BASE, b)
     top = report.top
-    assert (top.kind, top.old, top.new) == ("constant_to_parameter", "0.01", "parameter(1) f32[]")
+    assert (top.kind, top.old, top.new) == ("constant_to_parameter", "0.01", "f32[] parameter(1)")
     assert any(d.kind == "parameter" for d in top.derived)  # the parameter count follows
 
 

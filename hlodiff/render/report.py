@@ -18,7 +18,7 @@ JSON schema, version 1 (``schema_version``)::
         "where": {"a": name | null, "b": name | null, "computation": name},
         "detail": str,
         "origins": [origin, ...],               # every distinct origin, first = "origin"
-        "places": [where, ...],                 # every place
+        "places": [where + {"old", "new"}, ...],  # every place, with its own values
         "derived": [{"kind", "count", "old", "new", "detail"}]   # changes that follow from it
       }],
       "hashes": [{"name", "title", "changed": true | false | null, "source"}]
@@ -41,6 +41,10 @@ def _where(where: Where) -> dict[str, Any]:
     return {"a": where.a, "b": where.b, "computation": where.computation}
 
 
+def _place(where: Where) -> dict[str, Any]:
+    return dict(_where(where), old=where.old, new=where.new)
+
+
 def finding_record(finding: Finding) -> dict[str, Any]:
     return {
         "kind": finding.kind,
@@ -53,7 +57,7 @@ def finding_record(finding: Finding) -> dict[str, Any]:
         "where": _where(finding.where[0]) if finding.where else None,
         "detail": finding.detail,
         "origins": [origin_record(o) for o in finding.origins[:_PLACES_LIMIT]],
-        "places": [_where(w) for w in finding.where[:_PLACES_LIMIT]],
+        "places": [_place(w) for w in finding.where[:_PLACES_LIMIT]],
         "derived": [{"kind": d.kind, "count": d.count, "old": d.old, "new": d.new,
                      "detail": d.detail} for d in finding.derived],
     }
