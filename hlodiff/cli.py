@@ -166,6 +166,59 @@ def git_setup(apply_: bool) -> None:
     render_text.git_setup(settings, applied_to=root)
 
 
+
+@cli.command("baseline")
+@click.argument("dump_dir", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("hlo-baseline.json"),
+              show_default=True, help="Where to write the baseline.")
+@click.option("--all", "all_modules", is_flag=True, help="Record every module, not only the main one.")
+def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
+    """Record DUMP_DIR's program as the baseline `hlodiff check` compares against.
+
+    Keeps the normalised program name, a fingerprint per cache key, the
+    parameter shapes, every constant with its origin and the module text
+    itself, so a later change is explained without the old dump.
+    """
+    from .baseline import record, write
+    from .dumps import load_dump
+    document = record(load_dump(dump_dir), all=all_modules)
+    write(document, output)
+    render_text.baseline_written(output, document)
+
+
+@cli.command()
+@click.option("--baseline", "baseline_file", required=True, type=click.Path(path_type=Path),
+              help="A file written by `hlodiff baseline`.")
+@click.argument("dump_dir", type=click.Path(path_type=Path))
+@click.option("--update", is_flag=True, help="Accept the change: rewrite the baseline from DUMP_DIR.")
+@format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN,
+               render.Format.GITHUB)
+def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str) -> int:
+    """Does DUMP_DIR still compile to the baseline's executable?
+
+    Exits 0 when unchanged, 1 with the explanation `hlodiff diff` gives
+    when it changed, 2 on error. --update rewrites the baseline (exit 0).
+    """
+    from .baseline import check as check_dump, read, record, write
+    from .dumps import load_dump
+    from .render import github
+    result = check_dump(baseline_file, dump_dir)
+    if fmt == render.Format.JSON.value:
+        render_json.dump(report_document(result.report), sys.stdout)
+    elif fmt == render.Format.MARKDOWN.value:
+        sys.stdout.write(markdown(result.report))
+    elif fmt == render.Format.GITHUB.value:
+        github.annotations(result.report, sys.stdout, subject=f"{dump_dir} vs {baseline_file}")
+    else:
+        render_text.report(result.report, title=f"{dump_dir} against baseline {baseline_file}")
+    if update:
+        document = record(load_dump(dump_dir), all=bool(read(baseline_file).get("all")))
+        write(document, baseline_file)
+        render_text.baseline_written(baseline_file, document, stream=sys.stderr)
+        return EXIT_SAME
+    return EXIT_SAME if result.unchanged else EXIT_DIFFERENT
+
+
 def error_line(err: HlodiffError) -> str:
     if isinstance(err, HloSyntaxError):
         return f"hlodiff: error: {err.location}: {err.reason}"

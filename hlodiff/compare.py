@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .diff import Change, diff_modules
-from .dumps import AFTER, BEFORE, DumpModule, load_target
+from .dumps import AFTER, BEFORE, Dump, DumpModule, load_target
 from .explain import ModulePairing, Report, StageDiff, explain
 from .mlir_constants import describe_difference, mlir_type, read_constants
 from .model import Origin
@@ -20,13 +20,23 @@ from .pairing import pair_dumps
 def compare(a: str | Path, b: str | Path, *, select: str | None = None,
             all: bool = False) -> Report:
     """Why the programs in ``a`` and ``b`` differ (see ``explain.Report``)."""
-    dump_a, dump_b = load_target(a), load_target(b)
+    return compare_dumps(load_target(a), load_target(b), select=select, all=all,
+                         unpaired=Path(a).is_dir() and Path(b).is_dir())
+
+
+def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all: bool = False,
+                  unpaired: bool = True) -> Report:
+    """``compare`` for dumps already loaded (a baseline rebuilds one from text).
+
+    ``unpaired`` reports modules compiled in one run only; off when one
+    side holds only the modules a caller chose to keep.
+    """
     pairing = pair_dumps(dump_a, dump_b, select=select, all=all)
     stages: list[StageDiff] = []
     for pair in pairing.pairs:
         stages.extend(_decide_elided(_stage_diffs(pair.a, pair.b), pair.a, pair.b))
     extra: list[Change] = []
-    if Path(a).is_dir() and Path(b).is_dir():
+    if unpaired:
         extra += [_module_change("module_removed", m) for m in pairing.only_a]
         extra += [_module_change("module_added", m) for m in pairing.only_b]
     modules = tuple(ModulePairing(p.a.label, p.b.label, p.how) for p in pairing.pairs)

@@ -14,3 +14,4 @@ class Format(str, Enum):
     TEXT = "text"
     JSON = "json"
     MARKDOWN = "markdown"
+    GITHUB = "github"  # workflow commands: ::error file=...,line=...::message

@@ -298,3 +298,11 @@ def git_setup(settings, applied_to=None, stream: TextIO | None = None) -> None:
 
 def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
+
+
+def baseline_written(path, document, stream: TextIO | None = None) -> None:
+    """Which programs a baseline file now holds."""
+    out = console(stream)
+    programs = ", ".join(m["program"] for m in document["modules"])
+    out.print(f"recorded {_count(len(document['modules']), 'module')} ({programs}) in {path}",
+              markup=False)
