@@ -61,6 +61,10 @@ _STRINGS = {
     "'": re.compile(r"'(?:[^'\\]|\\.)*'", re.S),
 }
 _CLOSER = {"(": ")", "{": "}", "[": "]"}
+# Deeper than any HLO XLA prints (ranks and tuple nesting stay in the tens),
+# shallow enough that the recursive readers of shapes and literals stay far
+# from Python's recursion limit.
+MAX_NESTING = 128
 _VALUE_RUN = re.compile(r"""[^\s,{}()\[\]"'/]+|/(?![*/])""")
 
 # One whole ordinary instruction head: [ROOT] name = [shape] opcode(
@@ -70,10 +74,10 @@ _INSTRUCTION_HEAD = re.compile(r"""
     (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?)[ \t]+)?
     ([a-z][a-z0-9\-]*)\(
     """, re.X)
-# The common case in one match: a whole one-line instruction whose operands
-# hold no parentheses and whose attribute values are words, strings or one
-# level of braces, up to the end of its line (possessive repeats: no
-# backtracking when a line is not of this form).
+# The common case: a one-line instruction whose operands hold no
+# parentheses, and whose rest of line is ", name=value" attributes with
+# words, strings or one level of braces as values (checked by walking it
+# with _FAST_ATTRIBUTE, which reads each byte of the line once).
 _STRING_BODY = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'  # unrolled: runs of plain characters at once
 _SIMPLE_VALUE = (rf"""(?:{_STRING_BODY}|\{{[^{{}}"\n/]*+(?:{_STRING_BODY}[^{{}}"\n/]*+)*+\}}"""
                  r"""|[^\s,{}()\[\]"'/]+)""")
@@ -83,21 +87,16 @@ _FAST_INSTRUCTION = re.compile(rf"""
     %?([A-Za-z_][\w.\-]*)[ \t]*=[ \t]*
     (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{{[0-9:][^{{}}\n]*\}})?)[ \t]+)?
     ([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)
-    ((?:[ \t]*,[ \t]*[A-Za-z_][\w.\-]*={_SIMPLE_VALUE})*+)
-    [ \t]*(?=\n|\}}|$)
+    ([^\n]*)
     """, re.X)
 _FAST_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=({_SIMPLE_VALUE})")
 # An operand list with no nested parentheses, strings or line breaks.
 _SIMPLE_OPERANDS = re.compile(r"[^()\"'\n]*\)")
 # One ", name=value" whose value is a word, a string or a brace group with no
 # nested braces: metadata, dimensions, calls, kind, to_apply, ...
-_SIMPLE_ATTR = re.compile(r"""
-    [ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=
-    ( "(?:[^"\\\n]|\\.)*"
-    | \{(?:[^{}"\n/]|"(?:[^"\\\n]|\\.)*")*\}
-    | [^\s,{}()\[\]"'/]+
-    )
-    (?=[ \t]*(?:[,\n}]|$))
+_SIMPLE_ATTR = re.compile(rf"""
+    [ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=({_SIMPLE_VALUE})
+    (?=[ \t]*(?:[,\n}}]|$))
     """, re.X)
 _SHAPE_START = re.compile(r"b\(|\(|[a-z][a-z0-9]*\[")
 _TABLE_KEYWORDS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
@@ -120,6 +119,8 @@ def balanced_end(text: str, pos: int) -> int:
         j = m.start()
         if c in "({[":
             stack.append(_CLOSER[c])
+            if len(stack) > MAX_NESTING:
+                raise ScanError(j, f"brackets nest more than {MAX_NESTING} deep")
             i = j + 1
         elif c in ")}]":
             if c != stack[-1]:
@@ -360,13 +361,22 @@ class HloScanner:
 
     def _fast_instruction(self, m: re.Match) -> Token:
         root, name, shape, opcode, operands, tail = m.groups()
+        items = []
+        end = 0
+        for attribute in _FAST_ATTRIBUTE.finditer(tail):
+            if attribute.start() != end:
+                break
+            items.append(attribute.groups())
+            end = attribute.end()
+        if tail[end:].strip(" \t"):  # not of the simple form: the general way
+            self._skip()
+            return self._instruction()
         self.pos = m.end()
-        items = tuple(_FAST_ATTRIBUTE.findall(tail)) if tail else ()
         # The offsets of attribute values are only needed for error messages:
         # None here means "scan again from the tail's start when asked".
         return PieceToken("INSTRUCTION", name, m.start(2), self._line_at(m.start(2)),
                           (bool(root), shape, m.start(3), opcode, operands, m.start(5),
-                           items, None, m.start(6)))
+                           tuple(items), None, m.start(6)))
 
     def _instruction(self) -> Token:
         """One INSTRUCTION token, the general way; its ``extra`` holds the pieces,
