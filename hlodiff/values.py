@@ -24,6 +24,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from .errors import HloSyntaxError, Source
 from .grammar_files import lalr
+from .lexer import MAX_NESTING
 from .model import Attribute, Layout, Literal, Shape
 
 ELEMENT_TYPES = frozenset("""
@@ -446,6 +447,9 @@ def _literal(text: str, shape: Shape | None) -> Literal:
         for part, part_shape in zip(_split_operands(stripped[1:-1]), shape.tuple_shapes):
             parts.append(_literal(part[1], part_shape))
         return Literal(stripped, parts=tuple(parts))
+    elements = _dense_array_elements(text, shape)
+    if elements is not None:
+        return Literal(stripped, elements)
     value = parse_value(text)
     if value == ["..."]:
         return Literal(stripped, elided=True)
@@ -460,8 +464,38 @@ def _literal(text: str, shape: Shape | None) -> Literal:
     return Literal(stripped, tuple(elements))
 
 
+_PLAIN_ELEMENT = re.compile(r"-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf"
+                            r"|nan(?:\(0x[0-9a-fA-F]+\))?)|true|false")
+_WHITE_SPACE = re.compile(r"\s+")
+
+
+def _dense_array_elements(text: str, shape: Shape | None) -> tuple[str, ...] | None:
+    """The elements of a literal printed exactly as XLA prints a dense array of
+    ``shape`` (nested braces of plain numbers), read with a few whole-text
+    regular expression passes; None when it is of any other form.
+
+    A constant can be hundreds of megabytes on one line: the general value
+    grammar costs microseconds per element, this costs nanoseconds.
+    """
+    if shape is None or shape.is_tuple or shape.element_type in ("c64", "c128") \
+            or not shape.dimensions or None in shape.dimensions or any(shape.dynamic):
+        return None
+    skeleton = _WHITE_SPACE.sub("", _PLAIN_ELEMENT.sub("x", text))
+    count = skeleton.count("x")
+    if count == 0 or count != shape.element_count:  # before building a text that large
+        return None
+    expected = "x"
+    for size in reversed(shape.dimensions):
+        expected = "{" + ",".join([expected] * size) + "}"
+    if skeleton != expected:
+        return None
+    return tuple(_PLAIN_ELEMENT.findall(text))
+
+
 def _flatten(value: Any, out: list[str], complex_type: bool, depth: int) -> int:
     """Append element texts of a nested literal; return its brace depth."""
+    if depth > MAX_NESTING:  # as the scanner limits every other bracket
+        raise PieceError(0, f"literal braces nest more than {MAX_NESTING} deep")
     if isinstance(value, list):
         depths = [_flatten(v, out, complex_type, depth + 1) for v in value]
         return max(depths) if depths else depth + 1
