@@ -76,6 +76,7 @@ class _ModuleBuilder(Transformer):
     def computation(self, entry, name, signature, _lbrace, *rest):
         *tokens, _rbrace, thread = rest
         instructions = [self._instruction(t) for t in tokens]
+        _check_defined_before_use(name, tokens, instructions)
         roots = [i for i in instructions if i.is_root]
         if len(roots) > 1:
             raise _Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
@@ -128,6 +129,26 @@ class _ModuleBuilder(Transformer):
 
 
 _MODULE_BUILDER = _ModuleBuilder()
+
+
+def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
+    """Every operand must name an instruction defined earlier in its computation,
+    as XLA's parser requires: a diff of a module that refers to nothing is
+    meaningless. Nested-instruction (``add(...)``) and compact get-tuple-element
+    (``%t#0``) operands are left alone."""
+    defined: set[str] = set()
+    for token, instruction in zip(tokens, instructions):
+        if defined.issuperset(instruction.operands):
+            defined.add(instruction.name)
+            continue
+        for operand in instruction.operands:
+            if operand not in defined and "(" not in operand and "#" not in operand:
+                text, offset = token.extra[4], token.extra[5]
+                m = re.search(rf"(?<![\w.\-]){re.escape(operand)}(?![\w.\-])", text)
+                raise _Failure(offset + (m.start() if m else 0),
+                               f'operand "{operand}" is not defined before this instruction'
+                               f" in computation {computation}")
+        defined.add(instruction.name)
 
 
 def _frame_table(files, functions, locations, frames) -> StackFrameTable:
@@ -241,7 +262,7 @@ def parse(text: str, *, path: str | None = None, strict: bool = False) -> Module
     try:
         module = parser.parse(text)
     except ScanError as err:
-        raise syntax_error_at(text, err.offset, err.message, path) from None
+        raise _scan_error(text, err, path) from None
     except _Failure as err:
         raise _failure_error(text, err, path) from None
     except UnexpectedInput as err:
@@ -249,7 +270,7 @@ def parse(text: str, *, path: str | None = None, strict: bool = False) -> Module
     except LarkError as err:
         inner = getattr(err, "orig_exc", None)
         if isinstance(inner, ScanError):
-            raise syntax_error_at(text, inner.offset, inner.message, path) from None
+            raise _scan_error(text, inner, path) from None
         if isinstance(inner, _Failure):
             raise _failure_error(text, inner, path) from None
         raise HloSyntaxError(str(err), path=path) from None
@@ -259,6 +280,27 @@ def parse(text: str, *, path: str | None = None, strict: bool = False) -> Module
     if strict:
         check(module)
     return module
+
+
+# Files that are often handed over by mistake: the JAX dump folder holds
+# module.mlir beside the HLO, and XLA can dump .dot graphs.
+_FOREIGN = (
+    (re.compile(r'(?:module\s*(?:@|attributes\b|\{)|"?func\.func\b|#loc\d*\s*=|"?builtin\.module\b)'),
+     "this is MLIR (StableHLO or MHLO), not HLO text"),
+    (re.compile(r"(?:strict\s+)?(?:di)?graph\b"), "this is a Graphviz .dot graph, not HLO text"),
+)
+
+
+def _scan_error(text: str, err: ScanError, path: str | None) -> HloSyntaxError:
+    """The scanner's error, or what the file is when it is not HLO at all."""
+    try:
+        start = skip(text, 0)
+    except ScanError:  # a comment that never closes: that is the error
+        start = len(text)
+    for pattern, what in _FOREIGN:
+        if pattern.match(text, start):
+            return syntax_error_at(text, start, what, path)
+    return syntax_error_at(text, err.offset, err.message, path)
 
 
 def _failure_error(text: str, err: _Failure, path: str | None) -> HloSyntaxError:
@@ -304,8 +346,11 @@ def read_text(path: str | Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        # Lines end as parse() ends them; columns count characters, as every other column.
+        before = data[:err.start].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        line = before.count(b"\n") + 1
+        line_start = before.rfind(b"\n") + 1
+        column = len(before[line_start:].decode("utf-8", errors="replace")) + 1
         raise HloSyntaxError(f"byte 0x{data[err.start]:02x} is not UTF-8 text",
                              path=str(p), line=line, column=column) from None
 
