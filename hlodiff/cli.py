@@ -219,6 +219,31 @@ def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str) -> int:
     return EXIT_SAME if result.unchanged else EXIT_DIFFERENT
 
 
+
+@cli.command("log")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--dump", "dump_dir", type=click.Path(path_type=Path),
+              help="The run's --xla_dump_to directory: name the modules to diff next.")
+@format_option(render.Format.TEXT, render.Format.JSON)
+def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
+    """Find every compilation in framework logs; count recompilations per program.
+
+    Reads JAX (jax_log_compiles, jax_explain_cache_misses), XLA
+    (TF_CPP_VMODULE=py_executable=1), TensorFlow
+    (TF_CPP_VMODULE=device_compiler=3), PyTorch/XLA (PT_XLA_DEBUG_LEVEL=2)
+    and Graphcore logs. The first compilation of a program is its warm-up.
+    Exits 1 when some program recompiled.
+    """
+    from .compile_log import scan, summarise
+    from .dumps import load_dump
+    summaries = summarise(scan(list(files)), load_dump(dump_dir) if dump_dir else None)
+    if fmt == render.Format.JSON.value:
+        render_json.dump(render_json.compile_log_document(summaries), sys.stdout)
+    else:
+        render_text.compile_log_table(summaries)
+    return EXIT_DIFFERENT if any(s.recompilations for s in summaries) else EXIT_SAME
+
+
 def error_line(err: HlodiffError) -> str:
     if isinstance(err, HloSyntaxError):
         return f"hlodiff: error: {err.location}: {err.reason}"
