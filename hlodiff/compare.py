@@ -6,6 +6,7 @@ the ``Report`` the ``diff`` command renders.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,14 +34,39 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     """
     pairing = pair_dumps(dump_a, dump_b, select=select, all=all)
     stages: list[StageDiff] = []
+    extra: list[Change] = []
     for pair in pairing.pairs:
         stages.extend(_decide_elided(_stage_diffs(pair.a, pair.b), pair.a, pair.b))
-    extra: list[Change] = []
+        extra += _debug_option_changes(pair.a, pair.b)
     if unpaired:
         extra += [_module_change("module_removed", m) for m in pairing.only_a]
         extra += [_module_change("module_added", m) for m in pairing.only_b]
     modules = tuple(ModulePairing(p.a.label, p.b.label, p.how) for p in pairing.pairs)
-    return explain(stages, extra, modules)
+    report = explain(stages, extra, modules)
+    return replace(report, notes=tuple(_other_modules_differ(pairing.others)))
+
+
+def _other_modules_differ(others) -> list[str]:
+    """Modules compared by nobody that differ anyway: the recompile may be there.
+
+    Only the text is compared (byte for byte, before optimization where
+    dumped), which is cheap: modules left out are the smaller ones.
+    """
+    notes = []
+    for pair in others:
+        file_a = pair.a.stage_file(BEFORE) or pair.a.primary
+        file_b = pair.b.stage_file(BEFORE) or pair.b.primary
+        if file_a is None or file_b is None:
+            continue
+        try:
+            same = (pair.a.root / file_a.relative).read_bytes() == \
+                (pair.b.root / file_b.relative).read_bytes()
+        except OSError:
+            continue
+        if not same:
+            notes.append(f"{pair.a.normalised or pair.a.label} also differs between the runs: "
+                         f"hlodiff diff --module '{pair.a.normalised}' to explain it")
+    return notes
 
 
 def _stage_diffs(a: DumpModule, b: DumpModule) -> list[StageDiff]:
@@ -94,6 +120,43 @@ def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:
         return read_constants(module.root / sidecar.relative)
     except OSError:  # unreadable: decide as if it were not there
         return None
+
+
+# Options that say where and how to dump, which differ between any two runs.
+_DUMP_OPTIONS = re.compile(r"^xla_dump_")
+
+
+def _debug_option_changes(a: DumpModule, b: DumpModule) -> list[Change]:
+    """XLA flags (the ``.debug_options`` sidecar) that differ between the runs.
+
+    The HLO can be identical while the executable is not: XLA_FLAGS change how
+    it is compiled. Only the non-default options are written, one per line.
+    """
+    old, new = _debug_options(a), _debug_options(b)
+    if old is None or new is None or old == new:
+        return []
+    out = []
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            out.append(Change("attribute", old.get(key), new.get(key), "", None, None, Origin(),
+                              f"debug_options: {key}"))
+    return out
+
+
+def _debug_options(module: DumpModule) -> dict[str, str] | None:
+    sidecar = next((f for f in module.files if f.kind == "debug_options"), None)
+    if sidecar is None:
+        return None
+    try:
+        text = (module.root / sidecar.relative).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    options = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and not _DUMP_OPTIONS.match(key.strip()):
+            options[key.strip()] = value.strip()
+    return options
 
 
 def _module_change(kind: str, module: DumpModule) -> Change:

@@ -58,10 +58,25 @@ class Change:
 def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> list[Change]:
     """Every change between ``a`` and ``b``, in b's file order."""
     alignment = alignment or align(a, b)
-    changes: list[Change] = []
+    changes: list[Change] = header_changes(a, b)
     for match in alignment.computations:
         changes.extend(_ComputationDiff(alignment, match).changes())
     return changes
+
+
+def header_changes(a: Module, b: Module) -> list[Change]:
+    """Module header attributes that differ: input_output_alias (buffer
+    donation), entry_computation_layout, replica_count, num_partitions, ..."""
+    old = {attr.name: attr for attr in a.header}
+    new = {attr.name: attr for attr in b.header}
+    out = []
+    for name in list(old) + [n for n in new if n not in old]:
+        x, y = old.get(name), new.get(name)
+        if x is not None and y is not None and (x.text == y.text or not DeepDiff(x.value, y.value)):
+            continue
+        out.append(Change("attribute", None if x is None else x.text, None if y is None else y.text,
+                          "", None, None, Origin(), f"module header: {name}"))
+    return out
 
 
 class _ComputationDiff:

@@ -100,6 +100,7 @@ class Report:
     hashes: dict[str, bool | None]
     stages: dict[str, dict[str, str | int | None]] = field(default_factory=dict)
     modules: tuple[ModulePairing, ...] = ()
+    notes: tuple[str, ...] = ()  # what a person should know beyond the findings
 
     @property
     def top(self) -> Finding | None:
@@ -297,7 +298,24 @@ def _separate_derived(stage: StageDiff) -> tuple[list[Change], dict[int, list[Ch
                 cause[instruction.name] = inherited
     _attach_orphans(roots, orphans, derived_of)
     roots = _attach_to_moved_constants(roots, derived_of)
-    return _attach_dimension_constants(roots, derived_of), derived_of
+    roots = _attach_dimension_constants(roots, derived_of)
+    return _attach_entry_layout(roots, derived_of), derived_of
+
+
+def _attach_entry_layout(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:
+    """The header's entry_computation_layout restates the entry's parameter and
+    result shapes: when those changed, its change follows from them."""
+    cause = next((c for c in roots if c.kind in ("parameter", "dtype", "constant_to_parameter",
+                                                  "parameter_to_constant", "shape")), None)
+    if cause is None:
+        return roots
+    kept = []
+    for change in roots:
+        if change.detail == "module header: entry_computation_layout":
+            derived_of[id(cause)].append(change)
+        else:
+            kept.append(change)
+    return kept
 
 
 def _attach_to_moved_constants(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:

@@ -10,11 +10,13 @@ different things. The rules below are read from their sources:
   a constant that is all 0 prints ``0``, all 1 prints ``1``, an integer
   constant of at most 500,000 elements prints its values, and every other
   constant (any float, even a scalar learning rate) prints ``{...}``.
-  So a float constant changing from 0.01 to 0.02 does not move it.
+  So a float constant changing from 0.01 to 0.02 does not move it. XLA
+  flags (the ``.debug_options`` sidecar) are not part of the module.
 * ``jax_cache_key``: JAX's persistent compilation cache key
   (``jax/_src/cache_key.py``) hashes the StableHLO module serialized without
-  debug information, plus compile options and versions. Every constant and
-  shape counts; op_name and source locations do not.
+  debug information, plus compile options (XLA flags among them) and
+  versions. Every constant and shape counts; op_name and source locations
+  do not.
 * ``graphcore_hlo_hash``: Graphcore's ``HloHash`` (TensorFlow IPU backend)
   resets names, ids and metadata and hashes the rest of the module proto:
   literals, shapes, backend_config, sharding and instruction order count.
@@ -65,6 +67,9 @@ def moves(rule: str, change: Change) -> bool | None:
         if not change.values_differ:
             return False
         kind = "constant"  # values known from elsewhere: the constant rules apply
+    if kind == "attribute" and change.detail.startswith("debug_options"):
+        # XLA flags: part of JAX's key (compile options), not of the module
+        return rule == "jax_cache_key"
     if rule == "xla_fingerprint":
         if kind == "attribute" and change.detail == "backend_config":
             return False

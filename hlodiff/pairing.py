@@ -77,6 +77,7 @@ class Pairing:
     only_a: tuple[DumpModule, ...]
     only_b: tuple[DumpModule, ...]
     notes: tuple[str, ...] = ()
+    others: tuple[ModulePair, ...] = ()  # pairs found but not selected
 
     @property
     def main(self) -> ModulePair | None:
@@ -218,7 +219,8 @@ def pair_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None,
             only_a.remove(a)
             only_b.remove(b)
         chosen = [main_pair]
-    return Pairing(tuple(chosen), tuple(only_a), tuple(only_b), tuple(matcher.notes))
+    others = tuple(p for p in pairs if p not in chosen)
+    return Pairing(tuple(chosen), tuple(only_a), tuple(only_b), tuple(matcher.notes), others)
 
 
 def _main_pair(pairs: Iterable[ModulePair], main_a: DumpModule,

@@ -75,3 +75,26 @@ def test_constants_of_one_run_lists_every_constant_with_origin():
 
 def test_constants_of_identical_runs_exits_0():
     run_cli("constants", str(LR / "run_a"), str(LR / "run_a"), expect=0)
+
+
+def test_a_side_module_that_differs_is_pointed_out(tmp_path):
+    """The main program is identical, but jit_init_params changed: say where to look."""
+    from dump_trees import jax_dump
+    a = jax_dump(tmp_path / "a")
+    b = jax_dump(tmp_path / "b", helpers=(("jit_convert_element_type", 1), ("jit_init_params", 9)))
+    doc = json.loads(run_cli("diff", str(a), str(b), "--format", "json", expect=0).stdout)
+    assert doc["same_executable"] is True
+    assert doc["notes"] == ["jit_init_params also differs between the runs: "
+                            "hlodiff diff --module 'jit_init_params' to explain it"]
+
+
+def test_header_and_flag_changes_are_causes():
+    donation = json.loads(run_cli("diff", str(CORPUS / "jax_donation" / "run_a"),
+                                  str(CORPUS / "jax_donation" / "run_b"), "--format", "json",
+                                  expect=1).stdout)["findings"][0]
+    assert (donation["kind"], donation["detail"]) == ("attribute", "module header: input_output_alias")
+    flag = json.loads(run_cli("diff", str(CORPUS / "jax_xla_flag" / "run_a"),
+                              str(CORPUS / "jax_xla_flag" / "run_b"), "--format", "json",
+                              expect=1).stdout)["findings"][0]
+    assert (flag["detail"], flag["new"], flag["affects"]) == (
+        "debug_options: xla_cpu_enable_fast_math", "true", ["jax_cache_key"])

@@ -188,6 +188,11 @@ def normalise(text):
     return "\n".join(l.rstrip() for l in text.splitlines() if l.strip())
 
 
+def xla_flags(debug_options):
+    """The non-default XLA options of a .debug_options file, dump settings aside."""
+    return {line for line in debug_options.splitlines() if not line.startswith("xla_dump_")}
+
+
 def check_case(case_dir):
     truth = json.load(open(os.path.join(case_dir, "truth.json")))
     name = os.path.basename(case_dir)
@@ -205,7 +210,9 @@ def check_case(case_dir):
         if not glob.glob(os.path.join(d, "*.txt")):
             raise Fail("%s has no .txt files" % r)
         before, after = main_files(d, truth["main_program"])
-        texts[r] = {"before": read(before), "after": read(after) if after else ""}
+        options = before.replace(".before_optimizations.txt", ".debug_options")
+        texts[r] = {"before": read(before), "after": read(after) if after else "",
+                    "debug_options": read(options) if os.path.exists(options) else ""}
 
     for i, c in enumerate(truth["causes"]):
         kind = c.get("kind")
@@ -267,7 +274,11 @@ def check_case(case_dir):
         if not truth["causes"]:
             raise Fail("no causes listed for a differing case")
         only_elided = all(c.get("kind") == "elided_constant" for c in truth["causes"])
-        if na == nb and not only_elided:
+        # XLA flags change the executable, not the HLO: the .debug_options
+        # sidecars must differ instead
+        flags_differ = xla_flags(texts["run_a"]["debug_options"]) != \
+            xla_flags(texts["run_b"]["debug_options"])
+        if na == nb and not only_elided and not flags_differ:
             raise Fail("main modules equal after normalisation, yet same_executable is false")
 
 

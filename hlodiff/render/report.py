@@ -21,7 +21,8 @@ JSON schema, version 1 (``schema_version``)::
         "places": [where + {"old", "new"}, ...],  # every place, with its own values
         "derived": [{"kind", "count", "old", "new", "detail"}]   # changes that follow from it
       }],
-      "hashes": [{"name", "title", "changed": true | false | null, "source"}]
+      "hashes": [{"name", "title", "changed": true | false | null, "source"}],
+      "notes": [str]                            # e.g. another module differs too
     }
 """
 
@@ -72,6 +73,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "findings": [finding_record(f) for f in report.findings],
         "hashes": [{"name": h.name, "title": h.title, "changed": report.hashes.get(h.name),
                     "source": h.source} for h in HASHES],
+        "notes": list(report.notes),
     }
 
 
@@ -129,6 +131,7 @@ def markdown(report: Report) -> str:
                          f"{f.count} | {origin or '—'} | {', '.join(f.affects) or 'nothing'} |")
         if len(report.findings) > 30:
             lines.append(f"\n… and {len(report.findings) - 30} more findings (see `--format json`).")
+    lines += [f"> {note}" for note in report.notes]
     lines += ["", "| cache key | changed |", "|---|---|"]
     for h in HASHES:
         lines.append(f"| {h.title} | {_yes_no(report.hashes.get(h.name))} |")

@@ -242,6 +242,8 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
             _finding_details(out, n, f)
     hashes = "  ".join(f"{h.title}: {_yes_no(rep.hashes.get(h.name))}" for h in HASHES)
     out.print(f"[dim]{hashes}[/]")
+    for note in rep.notes:
+        out.print(f"[yellow]note:[/] {escape(note)}")
 
 
 _STAGE_SHORT = {"before_optimizations": "before", "after_optimizations": "after"}
@@ -259,7 +261,7 @@ def _finding_details(out: Console, n: int, finding) -> None:
     stack = " < ".join(f"{f.function} ({f.file}:{f.line})" for f in finding.origin.stack[:4])
     if stack:
         lines.append(f"stack: {stack}")
-    places = ", ".join(f"{w.computation}/{w.b or w.a}" for w in finding.where[:4])
+    places = ", ".join(f"{_short(w.computation, 40)}/{w.b or w.a}" for w in finding.where[:4])
     if places:
         more = f" and {len(finding.where) - 4} more" if len(finding.where) > 4 else ""
         lines.append(f"at {places}{more}")

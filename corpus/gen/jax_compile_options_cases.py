@@ -1,0 +1,50 @@
+"""Two JAX cases where the traced program is the same but the executable is not.
+
+* ``jax_donation``: run_b donates the parameters buffer (``donate_argnums``);
+  the HLO header gains ``input_output_alias``.
+* ``jax_xla_flag``: run_b sets an XLA flag (``--xla_cpu_enable_fast_math=true``);
+  the HLO is identical, the ``.debug_options`` sidecar is not.
+
+The program is jax_compile_options_child.py (its line numbers are recorded in
+the dumps). Run by hand with the JAX virtualenv (see README.md), from the
+repository root: ``/root/venvs/jax/bin/python corpus/gen/jax_compile_options_cases.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "corpus"
+CHILD = Path(__file__).with_name("jax_compile_options_child.py")
+BULKY = (".ll", ".o")
+BULKY_NAMES = ("buffer-assignment", "live-range", "memory-usage")
+
+
+def run(case: str, run_name: str, mode: str, extra_flags: str = "") -> None:
+    out = CORPUS / case / run_name
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={out} {extra_flags}".strip())
+    subprocess.run([sys.executable, str(CHILD.relative_to(ROOT)), mode], check=True, env=env,
+                   cwd=ROOT)
+    for path in out.rglob("*"):
+        if path.is_file() and (path.suffix in BULKY or any(b in path.name for b in BULKY_NAMES)):
+            path.unlink()
+    subprocess.run([sys.executable, str(Path(__file__).with_name("sanitize.py")), str(out)],
+                   check=True, cwd=ROOT)
+
+
+def main() -> None:
+    run("jax_donation", "run_a", "keep")
+    run("jax_donation", "run_b", "donate")
+    run("jax_xla_flag", "run_a", "keep")
+    run("jax_xla_flag", "run_b", "keep", "--xla_cpu_enable_fast_math=true")
+
+
+if __name__ == "__main__":
+    main()
