@@ -22,6 +22,7 @@ What stays unmatched was added or removed.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
@@ -171,16 +172,8 @@ class _Aligner:
         rest_b = [c for c in left_b if c.name not in set(self.comp_pairs.values())]
         if not rest_a or not rest_b:
             return
-        names_b = [_computation_signature(c) for c in rest_b]
-        for c in rest_a:
-            if not names_b:
-                break
-            best = process.extractOne(_computation_signature(c), names_b, scorer=fuzz.ratio,
-                                      score_cutoff=_FUZZY_CUTOFF)
-            if best is not None:
-                _, _, index = best
-                self._pair_computations(c.name, rest_b[index].name)
-                del rest_b[index], names_b[index]
+        for c, d in _most_similar(rest_a, rest_b, _computation_signature):
+            self._pair_computations(c.name, d.name)
 
     # -- instructions ----------------------------------------------------------------------
 
@@ -360,17 +353,24 @@ class _InstructionMatcher:
             ys = left_b.get(opcode)
             if not ys or len(xs) > _FUZZY_LIMIT or len(ys) > _FUZZY_LIMIT:
                 continue
-            choices = [_signature(y) for y in ys]
-            for x in xs:
-                if not choices:
-                    break
-                best = process.extractOne(_signature(x), choices, scorer=fuzz.ratio,
-                                          score_cutoff=_FUZZY_CUTOFF)
-                if best is None:
-                    continue
-                index = best[2]
-                self.pair(x.name, ys[index].name, "fuzzy")
-                del ys[index], choices[index]
+            for x, y in _most_similar(xs, ys, _signature):
+                self.pair(x.name, y.name, "fuzzy")
+
+
+def _most_similar(xs: list, ys: list, signature) -> Iterator[tuple]:
+    """Greedy pairs: each x, in order, with the most similar y still free
+    (rapidfuzz ratio of their signatures, at least _FUZZY_CUTOFF)."""
+    ys = list(ys)
+    choices = [signature(y) for y in ys]
+    for x in xs:
+        if not choices:
+            return
+        best = process.extractOne(signature(x), choices, scorer=fuzz.ratio,
+                                  score_cutoff=_FUZZY_CUTOFF)
+        if best is not None:
+            index = best[2]
+            yield x, ys[index]
+            del ys[index], choices[index]
 
 
 def _hint(instruction: Instruction) -> tuple:
