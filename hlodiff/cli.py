@@ -86,9 +86,11 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
 @click.option("--all", "all_modules", is_flag=True, help="Compare every pair of modules.")
 @click.option("--exit-code", is_flag=True,
               help="Under git too, exit 1 when the executables differ (git stops on it).")
+@click.option("--no-cache", is_flag=True,
+              help="Diff again even if these exact files were diffed before.")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN)
 def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_code: bool,
-         fmt: str) -> int:
+         no_cache: bool, fmt: str) -> int:
     """Explain why A and B do not share a compiled executable.
 
     A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
@@ -104,7 +106,7 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         render_text.one_sided(request.title or request.a or request.b,
                               added=request.a is None)
         return EXIT_SAME if quiet else EXIT_DIFFERENT
-    report = compare(request.a, request.b, select=select, all=all_modules)
+    report = compare(request.a, request.b, select=select, all=all_modules, cache=not no_cache)
     if fmt == render.Format.JSON.value:
         render_json.dump(report_document(report), sys.stdout)
     elif fmt == render.Format.MARKDOWN.value:

@@ -19,10 +19,23 @@ from .pairing import pair_dumps
 
 
 def compare(a: str | Path, b: str | Path, *, select: str | None = None,
-            all: bool = False) -> Report:
-    """Why the programs in ``a`` and ``b`` differ (see ``explain.Report``)."""
-    return compare_dumps(load_target(a), load_target(b), select=select, all=all,
-                         unpaired=Path(a).is_dir() and Path(b).is_dir())
+            all: bool = False, cache: bool = False) -> Report:
+    """Why the programs in ``a`` and ``b`` differ (see ``explain.Report``).
+
+    With ``cache``, a diff of files already diffed once is read back from
+    the user's cache (see hlodiff/cache.py) instead of being redone.
+    """
+    dump_a, dump_b = load_target(a), load_target(b)
+    unpaired = Path(a).is_dir() and Path(b).is_dir()
+    if not cache:
+        return compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired)
+    from . import cache as results
+    entry = results.key([dump_a, dump_b], ("compare", select, all, unpaired))
+    report = results.load(entry)
+    if not isinstance(report, Report):
+        report = compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired)
+        results.store(entry, report)
+    return report
 
 
 def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all: bool = False,

@@ -13,11 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from deepdiff import DeepDiff
-
 from .align import Alignment, ComputationMatch, align
 from .constants import constant_origin, users_of
-from .model import Instruction, Module, Origin, Shape
+from .model import Attribute, Instruction, Module, Origin, Shape
 from .values import element_value
 
 KINDS = ("constant", "shape", "dtype", "layout", "opcode", "op_added", "op_removed", "attribute",
@@ -64,6 +62,16 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
     return changes
 
 
+def _same_value(old: Attribute, new: Attribute) -> bool:
+    """Do two attribute texts mean the same (spacing, quoting, key order aside)?
+
+    deepdiff is imported here, on first use: it pulls in numpy and pydantic,
+    which would double the start-up of every command.
+    """
+    from deepdiff import DeepDiff
+    return not DeepDiff(old.value, new.value)
+
+
 def header_changes(a: Module, b: Module) -> list[Change]:
     """Module header attributes that differ: input_output_alias (buffer
     donation), entry_computation_layout, replica_count, num_partitions, ..."""
@@ -72,7 +80,7 @@ def header_changes(a: Module, b: Module) -> list[Change]:
     out = []
     for name in list(old) + [n for n in new if n not in old]:
         x, y = old.get(name), new.get(name)
-        if x is not None and y is not None and (x.text == y.text or not DeepDiff(x.value, y.value)):
+        if x is not None and y is not None and (x.text == y.text or _same_value(x, y)):
             continue
         out.append(Change("attribute", None if x is None else x.text, None if y is None else y.text,
                           "", None, None, Origin(), f"module header: {name}"))
@@ -228,7 +236,7 @@ class _ComputationDiff:
             if tx.get(name) == ty.get(name):
                 continue
             old, new = x.attribute(name), y.attribute(name)
-            if old is not None and new is not None and not DeepDiff(old.value, new.value):
+            if old is not None and new is not None and _same_value(old, new):
                 continue
             if name in _NOT_COMPILED:
                 if name == "metadata":

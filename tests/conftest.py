@@ -53,3 +53,9 @@ def _as_command(main):
 @pytest.fixture
 def corpus() -> Path:
     return CORPUS
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    """Each test gets an empty result cache of its own, never the user's."""
+    monkeypatch.setenv("HLODIFF_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
