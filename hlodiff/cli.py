@@ -88,9 +88,10 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
               help="Under git too, exit 1 when the executables differ (git stops on it).")
 @click.option("--no-cache", is_flag=True,
               help="Diff again even if these exact files were diffed before.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display on stderr.")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN)
 def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_code: bool,
-         no_cache: bool, fmt: str) -> int:
+         no_cache: bool, quiet: bool, fmt: str) -> int:
     """Explain why A and B do not share a compiled executable.
 
     A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
@@ -101,19 +102,21 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     """
     from .gitdiff import diff_request
     request = diff_request(paths, os.environ)
-    quiet = request.under_git and not exit_code
+    lenient = request.under_git and not exit_code
     if request.a is None or request.b is None:
         render_text.one_sided(request.title or request.a or request.b,
                               added=request.a is None)
-        return EXIT_SAME if quiet else EXIT_DIFFERENT
-    report = compare(request.a, request.b, select=select, all=all_modules, cache=not no_cache)
+        return EXIT_SAME if lenient else EXIT_DIFFERENT
+    with render_text.status(quiet) as say:
+        report = compare(request.a, request.b, select=select, all=all_modules,
+                         cache=not no_cache, step=say)
     if fmt == render.Format.JSON.value:
         render_json.dump(report_document(report), sys.stdout)
     elif fmt == render.Format.MARKDOWN.value:
         sys.stdout.write(markdown(report))
     else:
         render_text.report(report, title=request.title)
-    if quiet:
+    if lenient:
         return EXIT_SAME
     return EXIT_SAME if report.same_executable is True else EXIT_DIFFERENT
 

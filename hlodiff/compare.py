@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 from .diff import Change, diff_modules
 from .dumps import AFTER, BEFORE, Dump, DumpModule, load_target
@@ -17,9 +18,15 @@ from .mlir_constants import describe_difference, mlir_type, read_constants
 from .model import Origin
 from .pairing import pair_dumps
 
+Step = Callable[[str], None]  # told what compare is about to do, for a progress display
+
+
+def _quiet(_: str) -> None:
+    """The default progress callback: nothing to say."""
+
 
 def compare(a: str | Path, b: str | Path, *, select: str | None = None,
-            all: bool = False, cache: bool = False) -> Report:
+            all: bool = False, cache: bool = False, step: Step = _quiet) -> Report:
     """Why the programs in ``a`` and ``b`` differ (see ``explain.Report``).
 
     With ``cache``, a diff of files already diffed once is read back from
@@ -28,18 +35,19 @@ def compare(a: str | Path, b: str | Path, *, select: str | None = None,
     dump_a, dump_b = load_target(a), load_target(b)
     unpaired = Path(a).is_dir() and Path(b).is_dir()
     if not cache:
-        return compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired)
+        return compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired, step=step)
     from . import cache as results
     entry = results.key([dump_a, dump_b], ("compare", select, all, unpaired))
     report = results.load(entry)
     if not isinstance(report, Report):
-        report = compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired)
+        report = compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired,
+                               step=step)
         results.store(entry, report)
     return report
 
 
 def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all: bool = False,
-                  unpaired: bool = True) -> Report:
+                  unpaired: bool = True, step: Step = _quiet) -> Report:
     """``compare`` for dumps already loaded (a baseline rebuilds one from text).
 
     ``unpaired`` reports modules compiled in one run only; off when one
@@ -49,12 +57,13 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     stages: list[StageDiff] = []
     extra: list[Change] = []
     for pair in pairing.pairs:
-        stages.extend(_decide_elided(_stage_diffs(pair.a, pair.b), pair.a, pair.b))
+        stages.extend(_decide_elided(_stage_diffs(pair.a, pair.b, step), pair.a, pair.b))
         extra += _debug_option_changes(pair.a, pair.b)
     if unpaired:
         extra += [_module_change("module_removed", m) for m in pairing.only_a]
         extra += [_module_change("module_added", m) for m in pairing.only_b]
     modules = tuple(ModulePairing(p.a.label, p.b.label, p.how) for p in pairing.pairs)
+    step("explaining")
     report = explain(stages, extra, modules)
     return replace(report, notes=tuple(_other_modules_differ(pairing.others)))
 
@@ -82,18 +91,22 @@ def _other_modules_differ(others) -> list[str]:
     return notes
 
 
-def _stage_diffs(a: DumpModule, b: DumpModule) -> list[StageDiff]:
+def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     """Diffs at every stage both modules were dumped at (or their only files)."""
     shared = [s for s in (BEFORE, AFTER) if a.stage_file(s) and b.stage_file(s)]
-    if not shared:
-        ma, mb = a.module(), b.module()
-        label = a.primary.stage.name if a.primary and a.primary.stage else "hlo"
-        return [StageDiff(label, ma, mb, diff_modules(ma, mb))]
     out = []
-    for stage in shared:
-        ma, mb = a.module(stage), b.module(stage)
+    for stage in shared or [None]:
+        what = stage or "HLO"
+        step(f"reading {a.label} {what}")
+        ma = a.module(stage)
+        step(f"reading {b.label} {what}")
+        mb = b.module(stage)
+        step(f"aligning and diffing {what}")
+        if stage is None:
+            stage = a.primary.stage.name if a.primary and a.primary.stage else "hlo"
         out.append(StageDiff(stage, ma, mb, diff_modules(ma, mb)))
     return out
+
 
 
 def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> list[StageDiff]:

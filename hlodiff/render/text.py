@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, TextIO
@@ -92,6 +93,26 @@ def progress(total: int, what: str, stream: TextIO | None = None) -> Iterator[Ca
     finally:
         if bar.live.is_started:
             bar.stop()
+
+
+@contextmanager
+def status(quiet: bool = False) -> Iterator[Callable[[str], None]]:
+    """Yield ``say(text)``; a spinner on stderr shows the latest text once the
+    work has run for PROGRESS_AFTER_SECONDS. Quick runs, ``--quiet`` and a
+    stderr that is not a terminal get nothing."""
+    out = Console(stderr=True)
+    if quiet or not out.is_terminal:
+        yield lambda _: None
+        return
+    spinner = out.status("working")
+    timer = threading.Timer(PROGRESS_AFTER_SECONDS, spinner.start)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield spinner.update
+    finally:
+        timer.cancel()
+        spinner.stop()
 
 
 def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None = None) -> None:
