@@ -151,20 +151,32 @@ def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
         defined.add(instruction.name)
 
 
+_TABLE_KEY = re.compile(r"\s*(-?\d+)")
+
+
 def _frame_table(files, functions, locations, frames) -> StackFrameTable:
-    def entries(tokens):
+    def entries(tokens, names=None):
+        """(id, value) of each entry: a string, or with ``names`` those integer fields."""
         for token in tokens:
-            key, _, rest = str(token).strip().partition(" ")
-            yield int(key), parse_value(rest.strip())
+            text = str(token)
+            key = _TABLE_KEY.match(text)  # the scanner saw the integer
+            try:
+                value = parse_value(text[key.end():])
+            except PieceError as err:
+                raise _Failure(token.start_pos + key.end() + err.offset, err.message) from None
+            if names is None and not isinstance(value, str):
+                raise _Failure(token.start_pos + key.end(), "expected a string")
+            if names is not None:
+                if not isinstance(value, dict) or \
+                        not all(type(value.get(n, 0)) is int for n in names):
+                    raise _Failure(token.start_pos + key.end(),
+                                   "expected {" + " ".join(f"{n}=N" for n in names) + "}")
+                value = tuple(value.get(n, 0) for n in names)
+            yield int(key.group(1)), value
 
-    def fields(value, names):
-        return tuple(int(value.get(n, 0)) for n in names)
-
-    location_table = {k: fields(v, ("file_name_id", "function_name_id", "line", "column"))
-                      for k, v in entries(locations)}
+    location_table = dict(entries(locations, ("file_name_id", "function_name_id", "line", "column")))
     frame_table = {}
-    for key, value in entries(frames):
-        location_id, printed_parent = fields(value, ("file_location_id", "parent_frame_id"))
+    for key, (location_id, printed_parent) in entries(frames, ("file_location_id", "parent_frame_id")):
         # Printed as the parent's id plus one; 1 (or 0) means no parent.
         frame_table[key] = (location_id, max(0, printed_parent - 1))
     return StackFrameTable(dict(entries(files)), dict(entries(functions)), location_table, frame_table)
