@@ -188,7 +188,10 @@ def value_end(text: str, pos: int) -> int:
         elif c == "/" and text.startswith(("/*", "//"), pos):
             break
         else:
-            pos = _VALUE_RUN.match(text, pos).end()
+            run = _VALUE_RUN.match(text, pos)
+            if run is None:  # other white space (\v, \f, U+00A0, ...) ends the value too
+                break
+            pos = run.end()
     if pos == start:
         raise ScanError(start, "expected a value")
     return pos
