@@ -25,6 +25,7 @@ from .values import (PieceError, check_attribute, parse_literal, parse_operands,
                      parse_shape, parse_value)
 
 _NO_OPERAND_NAMES = frozenset({"parameter", "constant"})
+_PARAMETER_NUMBER = re.compile(r"[ \t]*[0-9]+[ \t]*")
 
 
 class _Failure(Exception):
@@ -55,6 +56,8 @@ class _ModuleBuilder(Transformer):
             token.extra
         if opcode in _NO_OPERAND_NAMES:
             names = ()
+            if opcode == "parameter" and not _PARAMETER_NUMBER.fullmatch(text):
+                raise _Failure(operand_offset, "parameter(N) needs a parameter number N >= 0")
         else:
             try:
                 names = parse_operands(text)
