@@ -271,11 +271,20 @@ def attribute_error(attr: Attribute, message: str) -> HloSyntaxError:
 def metadata_fields(attr: Attribute) -> dict[str, Any]:
     """``metadata={op_type="add" op_name="a/b" source_line=3}`` as a dict."""
     value = attribute_value(attr)
-    if isinstance(value, dict):
-        return value
     if value == []:  # metadata={}
         return {}
-    raise attribute_error(attr, "metadata must be {key=value ...}")
+    if not isinstance(value, dict):
+        raise attribute_error(attr, "metadata must be {key=value ...}")
+    for key, kind, what in _METADATA_TYPES:
+        if key in value and not isinstance(value[key], kind):
+            raise attribute_error(attr, f"metadata {key} must be {what}")
+    return value
+
+
+# The fields hlodiff reads, with the types XLA's OpMetadata gives them.
+_METADATA_TYPES = tuple((key, str, "a string") for key in
+                        ("op_type", "op_name", "source_file", "deduplicated_name")) + \
+    tuple((key, int, "an integer") for key in ("source_line", "stack_frame_id"))
 
 
 _SINGLE_NAME = re.compile(r"\s*%?([A-Za-z_][\w.\-]*)\s*")
