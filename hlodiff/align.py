@@ -302,6 +302,8 @@ class _InstructionMatcher:
         m = self.m
         for side_a, side_b, matched, paired, flip in (
                 (m.a, m.b, m.pairs, self.reverse, False), (m.b, m.a, self.reverse, m.pairs, True)):
+            if not any(x.opcode == "constant" and x.name not in matched for x in side_a.instructions):
+                continue  # the usual case: every constant already has its twin
             users = defaultdict(list)
             for instruction in side_a.instructions:
                 for position, operand in enumerate(instruction.operands):

@@ -227,9 +227,9 @@ class Attribute:
         return attribute_value(self)
 
 
-_CALL_ATTRIBUTES = ("calls", "to_apply", "condition", "body", "select", "scatter",
-                    "true_computation", "false_computation", "branch_computations",
-                    "called_computations")
+_CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
+                              "true_computation", "false_computation", "branch_computations",
+                              "called_computations"})
 
 
 @dataclass(frozen=True)
@@ -307,12 +307,12 @@ class Instruction:
     @cached_property
     def called_computations(self) -> tuple[str, ...]:
         """Names of the computations this instruction calls (to_apply, calls, body, ...)."""
+        calls = [index for index, (name, _) in enumerate(self.attribute_items)
+                 if name in _CALL_ATTRIBUTES]
+        if not calls:  # most instructions: no attribute objects made, no grammar
+            return ()
         from .values import computation_names
-        names: list[str] = []
-        for index, (name, _) in enumerate(self.attribute_items):
-            if name in _CALL_ATTRIBUTES:
-                names.extend(computation_names(self.attributes[index]))
-        return tuple(names)
+        return tuple(name for index in calls for name in computation_names(self.attributes[index]))
 
     @property
     def parameter_number(self) -> int | None:
