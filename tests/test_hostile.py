@@ -297,3 +297,22 @@ def test_two_directories_with_no_module_in_common(tmp_path: Path) -> None:
     assert {"module_added", "module_removed"} <= kinds
     run_cli("diff", str(jax), str(torch), expect=1)
     run_cli("constants", str(jax), str(torch), expect=1)
+
+
+def test_text_from_the_dump_is_never_read_as_markup(tmp_path: Path) -> None:
+    """Brackets in names, op_names, paths and error messages are shown as written."""
+    op_name = "jit(f)/dot_general[dimension_numbers=(([1], [0]), ([], []))] [/x] [bold]"
+    text = SMALL.replace("constant({1, 2, 3, 4})",
+                         f'constant({{1, 2, 3, 4}}), metadata={{op_name="{op_name}" '
+                         'source_file="a[/b].py" source_line=3}')
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    a = write(dump / "module_0001.jit_[red]f[bold].before_optimizations.txt", text)
+    b = write(tmp_path / "b.txt", text.replace("{1, 2, 3, 4}", "{1, 2, 3, 5}"))
+    write(dump / "module_0002.jit_g[x].before_optimizations.txt", "f32[/100]")
+    for args in (("constants", str(a)), ("constants", str(a), str(b)), ("diff", str(a), str(b))):
+        out = run_cli(*args, expect=None).stdout
+        assert op_name in out and "a[/b].py:3" in out
+    assert str(a) in run_cli("constants", str(a), str(b), expect=1).stdout
+    listing = run_cli("ls", str(dump)).stdout
+    assert "[red]" in listing and "jit_g[x].before_optimizations.txt:1:" in listing

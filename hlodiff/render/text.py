@@ -38,7 +38,7 @@ def console(stream: TextIO | None = None) -> Console:
 def constants_table(path: str, module_name: str, sites: list[ConstantSite],
                     stream: TextIO | None = None) -> None:
     out = console(stream)
-    table = Table(title=f"{len(sites)} constants in {module_name} ({path})", title_justify="left",
+    table = Table(title=escape(f"{len(sites)} constants in {module_name} ({path})"), title_justify="left",
                   show_lines=False)
     table.add_column("line", justify="right", style="dim")
     table.add_column("constant")
@@ -47,14 +47,15 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
     table.add_column("op_name (origin)", overflow="fold")
     table.add_column("source", overflow="fold")
     for site in sites:
-        value = abbreviate(site.instruction)
+        # Names, values and origins come from the dump: never read them as markup.
+        value = escape(abbreviate(site.instruction))
         if site.instruction.literal is not None and site.instruction.literal.elided:
             value = f"[yellow]{value}[/]"
-        op_name = site.origin.op_name or ""
+        op_name = escape(site.origin.op_name or "")
         if site.origin_via and op_name:
-            op_name += f" [dim](via {site.origin_via[0]})[/]"
-        table.add_row(str(site.instruction.line), site.name, site.shape, value, op_name,
-                      site.origin.location or "")
+            op_name += f" [dim](via {escape(site.origin_via[0])})[/]"
+        table.add_row(str(site.instruction.line), escape(site.name), escape(str(site.shape)), value,
+                      op_name, escape(site.origin.location or ""))
     out.print(table)
     if any(s.instruction.literal is not None and s.instruction.literal.elided for s in sites):
         out.print("[yellow]{...}[/] values were not printed by XLA; dump again with "
@@ -134,7 +135,7 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
             count = "[red]unreadable[/]"
         style = "bold" if row.is_main else None
         table.add_row("" if module.module_id is None else str(module.module_id),
-                      module.normalised or module.label, ", ".join(module.stages) or "-",
+                      escape(module.normalised or module.label), ", ".join(module.stages) or "-",
                       human_size(module.size), count, "[green]main[/]" if row.is_main else "",
                       style=style)
     out.print(table)
@@ -144,7 +145,7 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     out.print(f"  {main.path}", style="dim", markup=False)
     for row in listing.rows:
         if row.error:
-            out.print(f"[red]{row.module.label}:[/] {row.error}", markup=True)
+            out.print(f"[red]{escape(row.module.label)}:[/] {escape(row.error)}", markup=True)
     if dump.unknown:
         names = ", ".join(f.relative for f in dump.unknown[:10])
         more = f" and {len(dump.unknown) - 10} more" if len(dump.unknown) > 10 else ""
@@ -208,12 +209,12 @@ def varying_constants_table(paths: list[str], varying, stream: TextIO | None = N
     table.add_column("source", overflow="fold")
     for item in varying:
         site = item.site
-        values = ["[dim](none)[/]" if v is None else _short(v) for v in item.values]
-        table.add_row(site.name, site.shape, *values, site.origin.op_name or "",
-                      site.origin.location or "")
+        values = ["[dim](none)[/]" if v is None else escape(_short(v)) for v in item.values]
+        table.add_row(escape(site.name), escape(str(site.shape)), *values,
+                      escape(site.origin.op_name or ""), escape(site.origin.location or ""))
     out.print(table)
     for n, path in enumerate(paths, 1):
-        out.print(f"[dim]run {n}: {path}[/]")
+        out.print(f"[dim]run {n}: {escape(str(path))}[/]")
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -238,7 +239,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
         out.print(f"[bold]{escape(title)}[/]")
     out.print(f"[{_VERDICT_STYLE[rep.same_executable]}]{escape(verdict_line(rep))}[/]")
     for module in rep.modules:
-        out.print(f"[dim]compared {module.a} with {module.b} (paired by {module.how})[/]")
+        out.print(f"[dim]{escape(f'compared {module.a} with {module.b} (paired by {module.how})')}[/]")
     shown = [f for f in rep.findings if f.moves_a_hash or f.kind == "elided_constant"]
     shown = (shown or list(rep.findings))[:rows]
     if rep.findings:
