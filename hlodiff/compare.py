@@ -123,8 +123,8 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
         for change in stage.changes:
             if change.kind != "elided_constant":
                 kept.append(change)
-            elif stage.stage == AFTER and has_before:
-                continue
+            elif stage.stage == AFTER and has_before or _same_file(stage):
+                continue  # folded from the compared input / one file against itself
             elif mlir_a is not None and mlir_b is not None:
                 shape = stage.b.computation(change.computation).by_name[change.b].shape
                 tensor = mlir_type(shape)
@@ -136,6 +136,15 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
                 kept.append(change)
         stage.changes = kept
     return stages
+
+
+def _same_file(stage: StageDiff) -> bool:
+    """Both sides read from one file: whatever its {...} hold, they are equal."""
+    try:
+        return stage.a.path is not None and stage.b.path is not None and \
+            Path(stage.a.path).samefile(stage.b.path)
+    except OSError:
+        return False
 
 
 def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:

@@ -183,3 +183,12 @@ def test_diff_is_symmetric(tmp_path, swap):
     report = run(tmp_path, *((b, a) if swap else (a, b)))
     expected = ("0.02", "0.01") if swap else ("0.01", "0.02")
     assert (report.top.old, report.top.new) == expected
+
+
+def test_a_file_against_itself_is_the_same_even_with_elided_constants(tmp_path):
+    text = BASE.replace("%constant.5 = s32[] constant(10)",
+                        "%constant.5 = f32[64,64]{1,0} constant({...})")
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    report = compare(path, path)
+    assert report.same_executable is True and report.findings == ()
