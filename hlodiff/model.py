@@ -240,7 +240,7 @@ class Instruction:
     ``attribute_items`` are the ``(name, value text)`` pairs in printed
     order; ``attributes`` gives them as ``Attribute`` objects. Typed
     accessors give the attributes the differ needs: ``metadata``,
-    ``literal``, ``called_computations``, ``int_list``, ``parameter_number``.
+    ``literal``, ``called_computations``, ``parameter_number``.
     """
 
     name: str
@@ -320,14 +320,6 @@ class Instruction:
             return None
         return int(self.operand_text.strip())
 
-    def int_list(self, name: str) -> tuple[int, ...] | None:
-        """An attribute like ``dimensions={0,1}`` as ints, or None when absent."""
-        attr = self.attribute(name)
-        if attr is None:
-            return None
-        from .values import int_list
-        return int_list(attr)
-
 
 @dataclass(frozen=True)
 class Computation:
@@ -382,12 +374,6 @@ class Module:
 
     def computation(self, name: str) -> Computation:
         return self.by_name[name]
-
-    def header_attribute(self, name: str) -> Attribute | None:
-        for a in self.header:
-            if a.name == name:
-                return a
-        return None
 
     @property
     def instruction_count(self) -> int:
