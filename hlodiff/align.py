@@ -16,6 +16,10 @@ the trace changes. Matching is by structure, cheapest evidence first:
 5. fuzzy: rapidfuzz similarity of instruction signatures within an opcode
    bucket, for whatever is left (a few hundred at most).
 
+Before all of these, what the unchanged pass (hlodiff/unchanged.py) paired
+by name and text is taken as given (a ``Seed``): on big dumps that is
+nearly everything, and those instructions are never looked at again.
+
 What stays unmatched was added or removed.
 """
 
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from .model import Computation, Instruction, Module
+from .unchanged import Seed
 
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped
@@ -67,9 +72,10 @@ class Alignment:
     only_b: list[Computation]
 
 
-def align(a: Module, b: Module) -> Alignment:
-    """Match the computations and instructions of ``a`` and ``b``."""
-    return _Aligner(a, b).run()
+def align(a: Module, b: Module, seed: Seed | None = None) -> Alignment:
+    """Match the computations and instructions of ``a`` and ``b``, starting
+    from what the unchanged pass paired (``seed``), if it ran."""
+    return _Aligner(a, b, seed or Seed()).run()
 
 
 # --- fingerprints ------------------------------------------------------------------------
@@ -80,14 +86,18 @@ def _attribute_key(instruction: Instruction) -> tuple:
 
 
 class _Fingerprints:
-    """Name-free structural hashes of every instruction and computation of a module."""
+    """Name-free structural hashes of the instructions and computations of a
+    module, computed as asked for. What the unchanged pass paired hashes by
+    its name, the same in both modules: it is paired already, and a
+    computation it paired by name is matched by name."""
 
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, seed: Seed):
         self.module = module
-        self.of_instruction: dict[tuple[str, str], int] = {}
+        self.seed = seed
         self.of_computation: dict[str, int] = {}
-        for computation in module.computations:
-            self.computation(computation.name)
+        # computation -> {instruction name: fingerprint}, for those the seed left unpaired
+        self.of_instructions: dict[str, dict[str, int]] = {}
+        self._roots: dict[str, int] = {}  # computation -> fingerprint of its root
 
     def computation(self, name: str) -> int:
         known = self.of_computation.get(name)
@@ -96,11 +106,32 @@ class _Fingerprints:
         computation = self.module.by_name.get(name)
         if computation is None:
             return hash(("missing", name))
-        self.of_computation[name] = hash(("cycle", name))  # guards against recursion
+        if name in self.seed.identical:
+            fp = hash(("unchanged", name))
+        else:
+            self.of_computation[name] = hash(("cycle", name))  # guards against recursion
+            params = tuple(str(p.shape) for p in computation.parameters)
+            fp = hash((self.instructions(name), params))
+        self.of_computation[name] = fp
+        return fp
+
+    def instructions(self, name: str) -> int:
+        """Fingerprint the instructions of computation ``name`` the seed left
+        unpaired; returns its root's."""
+        known = self._roots.get(name)
+        if known is not None:
+            return known
+        computation = self.module.by_name[name]
+        paired = self.seed.paired(name) or frozenset()
+        self._roots[name] = hash(("cycle", name))  # guards against recursion
         local: dict[str, int] = {}
+        self.of_instructions[name] = local
         for instruction in computation.instructions:
+            if instruction.name in paired:
+                continue
             called = tuple(self.computation(c) for c in instruction.called_computations)
-            operands = tuple(local.get(o, hash(o)) for o in instruction.operands)
+            operands = tuple(local[o] if o in local else hash(("unchanged", o) if o in paired else o)
+                             for o in instruction.operands)
             # A constant's value is part of what it is; a parameter's number is
             # not (inserting one renumbers the rest): equal-shaped parameters
             # pair in order, and the differ reports any renumbering.
@@ -108,25 +139,27 @@ class _Fingerprints:
             fp = hash((instruction.opcode, str(instruction.shape), _attribute_key(instruction),
                        value, operands, called))
             local[instruction.name] = fp
-            self.of_instruction[(name, instruction.name)] = fp
-        params = tuple(str(p.shape) for p in computation.parameters)
-        fp = hash((local[computation.root.name], params))
-        self.of_computation[name] = fp
-        return fp
+        root = computation.root.name
+        self._roots[name] = local[root] if root in local else hash(("unchanged", root))
+        return self._roots[name]
 
 
 # --- the aligner ---------------------------------------------------------------------------
 
 class _Aligner:
-    def __init__(self, a: Module, b: Module):
+    def __init__(self, a: Module, b: Module, seed: Seed):
         self.a, self.b = a, b
-        self.fa, self.fb = _Fingerprints(a), _Fingerprints(b)
+        self.seed = seed
+        self.fa, self.fb = _Fingerprints(a, seed), _Fingerprints(b, seed)
         self.comp_pairs: dict[str, str] = {}
+        self.comp_paired_b: set[str] = set()
         self.matches: list[ComputationMatch] = []
         self.queue: deque[tuple[str, str]] = deque()
 
     def run(self) -> Alignment:
         self._pair_computations(self.a.entry.name, self.b.entry.name)
+        for name in (*self.seed.identical, *self.seed.names):  # names are stable: see the seed
+            self._pair_computations(name, name)
         self._drain()
         # Computations not reached through calls: exact fingerprints, then names.
         self._pair_leftover_computations()
@@ -137,11 +170,12 @@ class _Aligner:
         return Alignment(self.a, self.b, self.matches, only_a, only_b)
 
     def _pair_computations(self, a_name: str, b_name: str) -> None:
-        if a_name in self.comp_pairs or b_name in self.comp_pairs.values():
+        if a_name in self.comp_pairs or b_name in self.comp_paired_b:
             return
         if a_name not in self.a.by_name or b_name not in self.b.by_name:
             return
         self.comp_pairs[a_name] = b_name
+        self.comp_paired_b.add(b_name)
         self.queue.append((a_name, b_name))
 
     def _drain(self) -> None:
@@ -152,6 +186,8 @@ class _Aligner:
             self.matches.append(match)
             for x_name, y_name in match.pairs.items():
                 x, y = match.a.by_name[x_name], match.b.by_name[y_name]
+                if x.unchanged:  # what it calls is paired by name, with the seed
+                    continue
                 for ca, cb in zip(x.called_computations, y.called_computations):
                     self._pair_computations(ca, cb)
 
@@ -161,15 +197,15 @@ class _Aligner:
         left_b = [c for c in self.b.computations if c.name not in paired_b]
         by_fp: dict[int, list[Computation]] = defaultdict(list)
         for c in left_b:
-            by_fp[self.fb.of_computation[c.name]].append(c)
+            by_fp[self.fb.computation(c.name)].append(c)
         rest_a = []
         for c in left_a:
-            bucket = by_fp.get(self.fa.of_computation[c.name])
+            bucket = by_fp.get(self.fa.computation(c.name))
             if bucket:
                 self._pair_computations(c.name, bucket.pop(0).name)
             else:
                 rest_a.append(c)
-        rest_b = [c for c in left_b if c.name not in set(self.comp_pairs.values())]
+        rest_b = [c for c in left_b if c.name not in self.comp_paired_b]
         if not rest_a or not rest_b:
             return
         for c, d in _most_similar(rest_a, rest_b, _computation_signature):
@@ -178,25 +214,41 @@ class _Aligner:
     # -- instructions ----------------------------------------------------------------------
 
     def _match_instructions(self, m: ComputationMatch) -> None:
-        _InstructionMatcher(m, self.fa, self.fb).run()
+        paired = self.seed.paired(m.a.name) if m.a.name == m.b.name else frozenset()
+        if paired is None:  # unchanged line for line: nothing to look at
+            m.pairs = {i.name: i.name for i in m.a.instructions}
+            m.how = dict.fromkeys(m.pairs, "unchanged")
+            return
+        _InstructionMatcher(m, self.fa, self.fb, paired).run()
 
 
 class _InstructionMatcher:
     """Pairs the instructions of one computation pair (see the module docstring)."""
 
-    def __init__(self, m: ComputationMatch, fa: _Fingerprints, fb: _Fingerprints):
+    def __init__(self, m: ComputationMatch, fa: _Fingerprints, fb: _Fingerprints,
+                 paired: frozenset[str]):
         self.m = m
         self.a_by, self.b_by = m.a.by_name, m.b.by_name
-        self.fp_a = {x.name: fa.of_instruction[(m.a.name, x.name)] for x in m.a.instructions}
-        self.fp_b = {y.name: fb.of_instruction[(m.b.name, y.name)] for y in m.b.instructions}
+        fa.instructions(m.a.name), fb.instructions(m.b.name)
+        self.fp_a = fa.of_instructions[m.a.name]  # of what the seed left unpaired
+        self.fp_b = fb.of_instructions[m.b.name]
         self.reverse: dict[str, str] = {}
         self.fresh: deque[tuple[str, str]] = deque()  # pairs whose operands are not yet looked at
+        for name in paired:
+            if name in self.a_by and name in self.b_by:
+                self.pair(name, name, "unchanged")
+                if self.a_by[name].unchanged:  # reads nothing that changed: no need to look
+                    self.fresh.pop()
 
     def pair(self, x: str, y: str, how: str) -> None:
         self.m.pairs[x] = y
         self.m.how[x] = how
         self.reverse[y] = x
         self.fresh.append((x, y))
+
+    def done(self) -> bool:
+        """Is every instruction of one side paired? Then nothing is left to pair."""
+        return len(self.m.pairs) in (len(self.m.a.instructions), len(self.m.b.instructions))
 
     def run(self) -> None:
         m = self.m
@@ -208,6 +260,8 @@ class _InstructionMatcher:
         # parameter after it, while their users bring them along.
         self._exact(unique_only=True)
         self._propagate()
+        if self.done():
+            return
         self._exact(unique_only=False)
         # 2. anchors: the roots
         if m.a.root.name not in m.pairs and m.b.root.name not in self.reverse:
@@ -218,6 +272,8 @@ class _InstructionMatcher:
         self._propagate()
         for phase in (self._constants_become_parameters, self._parameters, self._by_metadata,
                       self._fuzzy, self._constants_become_parameters):
+            if self.done():
+                return
             phase()
             self._propagate()
 
@@ -225,11 +281,11 @@ class _InstructionMatcher:
         buckets_a: dict[int, list[str]] = defaultdict(list)
         buckets_b: dict[int, list[str]] = defaultdict(list)
         for x in self.m.a.instructions:
-            if x.opcode != "parameter" and x.name not in self.m.pairs:
-                buckets_a[self.fp_a[x.name]].append(x.name)
+            if x.name not in self.m.pairs and x.opcode != "parameter":
+                buckets_a[self.fp_a.get(x.name, hash(("unchanged", x.name)))].append(x.name)
         for y in self.m.b.instructions:
-            if y.opcode != "parameter" and y.name not in self.reverse:
-                buckets_b[self.fp_b[y.name]].append(y.name)
+            if y.name not in self.reverse and y.opcode != "parameter":
+                buckets_b[self.fp_b.get(y.name, hash(("unchanged", y.name)))].append(y.name)
         for fp, xs in buckets_a.items():
             ys = buckets_b.get(fp)
             if not ys:
@@ -302,7 +358,7 @@ class _InstructionMatcher:
         m = self.m
         for side_a, side_b, matched, paired, flip in (
                 (m.a, m.b, m.pairs, self.reverse, False), (m.b, m.a, self.reverse, m.pairs, True)):
-            if not any(x.opcode == "constant" and x.name not in matched for x in side_a.instructions):
+            if not any(x.name not in matched and x.opcode == "constant" for x in side_a.instructions):
                 continue  # the usual case: every constant already has its twin
             users = defaultdict(list)
             for instruction in side_a.instructions:

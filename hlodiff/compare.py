@@ -11,12 +11,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from . import unchanged
+from .align import align
 from .diff import Change, diff_modules
 from .dumps import AFTER, BEFORE, Dump, DumpModule, load_target
 from .explain import ModulePairing, Report, StageDiff, explain
 from .mlir_constants import describe_difference, mlir_type, read_constants
-from .model import Origin
+from .model import Module, Origin
 from .pairing import pair_dumps
+from .parser import read_text
+from .unchanged import Seed, parse_pair
 
 Step = Callable[[str], None]  # told what compare is about to do, for a progress display
 
@@ -97,15 +101,24 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     out = []
     for stage in shared or [None]:
         what = stage or "HLO"
-        step(f"reading {a.label} {what}")
-        ma = a.module(stage)
-        step(f"reading {b.label} {what}")
-        mb = b.module(stage)
+        step(f"reading {a.label} and {b.label} {what}")
+        ma, mb, seed = _read_pair(a, b, stage)
         step(f"aligning and diffing {what}")
         if stage is None:
             stage = a.primary.stage.name if a.primary and a.primary.stage else "hlo"
-        out.append(StageDiff(stage, ma, mb, diff_modules(ma, mb)))
+        out.append(StageDiff(stage, ma, mb, diff_modules(ma, mb, align(ma, mb, seed))))
     return out
+
+
+def _read_pair(a: DumpModule, b: DumpModule, stage: str | None) -> tuple[Module, Module, Seed]:
+    """Both modules at ``stage``; on big files, what they share left unparsed
+    and paired already (see hlodiff/unchanged.py)."""
+    ma, mb = a.parsed(stage), b.parsed(stage)
+    if ma is not None or mb is not None:  # read whole already (to pair the modules)
+        return a.module(stage), b.module(stage), Seed()
+    path_a, path_b = a.root / a.file(stage).relative, b.root / b.file(stage).relative
+    return parse_pair(read_text(path_a), read_text(path_b), str(path_a), str(path_b),
+                      min_bytes=unchanged.MIN_BYTES)
 
 
 

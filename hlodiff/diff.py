@@ -124,8 +124,11 @@ class _ComputationDiff:
             if x_name is None:
                 out.append(self._one_sided("op_added", None, y))
                 continue
+            how = m.how.get(x_name)
+            if how == "unchanged":  # the same text in both runs: nothing can differ
+                continue
             x = m.a.by_name[x_name]
-            if m.how.get(x_name) == "exact" and x.opcode != "constant":
+            if how == "exact" and x.opcode != "constant":
                 # Equal fingerprints: opcode, shape and attributes are the same by
                 # construction; only metadata can differ. (Constants still go the
                 # long way: equal text {...} does not mean equal values.)

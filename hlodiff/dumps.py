@@ -399,16 +399,25 @@ class DumpModule:
             out.append(f"{len(self.passes)} pass" + ("es" if len(self.passes) > 1 else ""))
         return tuple(out)
 
-    def module(self, stage: str | None = None) -> Module:
-        """The parsed HLO at ``stage`` (BEFORE or AFTER), by default of ``path``."""
+    def file(self, stage: str | None = None) -> DumpFile:
+        """The HLO text file at ``stage`` (BEFORE or AFTER), by default ``path``'s."""
         file = self.primary if stage is None else self.stage_file(stage)
         if file is None:
             raise HlodiffError(f"{self.root}: module {self.label} has no "
                                f"{stage or 'HLO text'} file")
+        return file
+
+    def module(self, stage: str | None = None) -> Module:
+        """The parsed HLO at ``stage`` (BEFORE or AFTER), by default of ``path``."""
+        file = self.file(stage)
         if file.relative not in self._parsed:
             from .parser import parse_file
             self._parsed[file.relative] = parse_file(self.root / file.relative)
         return self._parsed[file.relative]
+
+    def parsed(self, stage: str | None = None) -> Module | None:
+        """The module at ``stage`` if it was parsed already, else None."""
+        return self._parsed.get(self.file(stage).relative)
 
     @property
     def instruction_count(self) -> int:

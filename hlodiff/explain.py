@@ -275,8 +275,18 @@ def _separate_derived(stage: StageDiff) -> tuple[list[Change], dict[int, list[Ch
     roots: list[Change] = list(loose)
     derived_of: dict[int, list[Change]] = defaultdict(list)
     orphans: list[Change] = []
+    # Only shape-like changes follow from others: where there are none, every
+    # change is a root, and the walk need not read a single operand.
+    walked = {place[0] for place, changes in by_place.items()
+              if any(c.kind in _FOLLOWING_KINDS for c in changes)}
     for computation in stage.b.computations:
         cause: dict[str, Change] = {}
+        if computation.name not in walked:
+            for instruction in computation.instructions:
+                here = by_place.get((computation.name, instruction.name))
+                if here:
+                    roots.extend(sorted(here, key=lambda c: _PRIORITY.get(c.kind, 99)))
+            continue
         for instruction in computation.instructions:
             inherited = min((cause[o] for o in instruction.operands if o in cause),
                             key=lambda c: _PRIORITY.get(c.kind, 99), default=None)

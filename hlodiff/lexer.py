@@ -98,6 +98,9 @@ _SIMPLE_ATTR = re.compile(rf"""
     [ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=({_SIMPLE_VALUE})
     (?=[ \t]*(?:[,\n}}]|$))
     """, re.X)
+# A computation's parameter list whose brackets and braces nest one level at
+# most, with no strings, comments or tuple shapes: read in one match.
+_FLAT_PARAMETERS = re.compile(r"""\((?:[^()"'/\[\]{}]++|\[[^()"'/\[\]{}]*+\]|\{[^()"'/\[\]{}]*+\})*+\)""")
 _SHAPE_START = re.compile(r"b\(|\(|[a-z][a-z0-9]*\[")
 _TABLE_KEYWORDS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
@@ -218,8 +221,12 @@ def shape_end(text: str, pos: int) -> int:
 class HloScanner:
     """Turns HLO text into the tokens grammar/hlo.lark is written over."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
+        # Runs of lines the unchanged pass matched in the other run, by the
+        # offset of the newline before their first line: one UNCHANGED token
+        # each, its ``extra`` the run (see hlodiff/unchanged.py).
+        self.unchanged = unchanged or {}
         self.pos = 0
         self.line = 1
         self._line_pos = 0  # offset up to which self.line is counted
@@ -328,7 +335,8 @@ class HloScanner:
         self._skip()
         if text.startswith("(", self.pos):
             start = self.pos
-            self.pos = skip(text, balanced_end(text, self.pos))
+            m = _FLAT_PARAMETERS.match(text, start)
+            self.pos = skip(text, m.end() if m is not None else balanced_end(text, start))
             if not text.startswith("->", self.pos):
                 raise ScanError(self.pos, "expected '->' and the result shape")
             self.pos = shape_end(text, skip(text, self.pos + 2))
@@ -339,7 +347,13 @@ class HloScanner:
         yield self._token("LBRACE", "{", self.pos)
         self.pos += 1
         fast = _FAST_INSTRUCTION.match
+        unchanged = self.unchanged
         while True:
+            run = unchanged.get(self.pos) if unchanged else None
+            if run is not None:
+                yield PieceToken("UNCHANGED", "", self.pos + 1, self._line_at(self.pos + 1), run)
+                self.pos = run.end
+                continue
             m = fast(text, self.pos)
             if m is not None and is_opcode(m.group(4)):
                 yield self._fast_instruction(m)
@@ -361,6 +375,14 @@ class HloScanner:
             start = self.pos
             self.pos = value_end(text, m.end())
             yield self._token("EXEC_THREAD", text[m.end():self.pos], start)
+
+    def instruction(self) -> Token:
+        """The INSTRUCTION token of the instruction at ``pos`` (one, on its own)."""
+        m = _FAST_INSTRUCTION.match(self.text, self.pos)
+        if m is not None and is_opcode(m.group(4)):
+            return self._fast_instruction(m)
+        self._skip()
+        return self._instruction()
 
     def _fast_instruction(self, m: re.Match) -> Token:
         root, name, shape, opcode, operands, tail = m.groups()
@@ -474,6 +496,15 @@ class HloScanner:
         raise ScanError(after, f"unexpected text after the instruction: {text[after:after + 20]!r}")
 
 
+def head_at(text: str, pos: int) -> tuple[str, str] | None:
+    """(opcode, operand text) of the one-line instruction at ``pos``, when it
+    is of the common form; None otherwise."""
+    m = _FAST_INSTRUCTION.match(text, pos)
+    if m is None or not is_opcode(m.group(4)):
+        return None
+    return m.group(4), m.group(5)
+
+
 def attribute_offsets(text: str, tail: int) -> tuple[int, ...]:
     """Offsets of the attribute values of the instruction whose tail starts at ``tail``."""
     scanner = HloScanner(text)
@@ -484,8 +515,12 @@ def attribute_offsets(text: str, tail: int) -> tuple[int, ...]:
 class CoarseLexer(Lexer):
     """Lark's hook for a custom lexer: delegates to ``HloScanner``."""
 
+    # Set by parse() for the text it is about to hand Lark, as Lark passes
+    # the lexer nothing but the text.
+    unchanged: dict | None = None
+
     def __init__(self, lexer_conf):  # Lark passes its configuration; nothing to keep
         pass
 
     def lex(self, text: str) -> Iterator[Token]:  # Lark hands a custom lexer the text
-        return HloScanner(text).tokens()
+        return HloScanner(text, CoarseLexer.unchanged).tokens()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import Source
 
@@ -259,6 +259,9 @@ class Instruction:
     attribute_offsets: tuple[int, ...] | None = field(default=(), compare=False, repr=False)
     tail_offset: int = field(default=-1, compare=False, repr=False)
     source: Source | None = field(default=None, compare=False, repr=False)
+    # An Instruction is read whole; an Unparsed one is kept as its line of text.
+    unchanged: ClassVar[bool] = False
+    maybe_parameter: ClassVar[bool] = True  # see Unparsed
 
     @classmethod
     def built(cls, **fields: Any) -> Instruction:
@@ -321,6 +324,62 @@ class Instruction:
         return int(self.operand_text.strip())
 
 
+class Unparsed:
+    """An instruction whose line the unchanged pass (hlodiff/unchanged.py)
+    found byte for byte in the other run, under the same name: it cannot
+    take part in any change, so it is kept as its line and read only if
+    something asks.
+
+    ``name``, ``is_root`` and ``line`` are known from the line's first
+    characters; ``opcode`` and ``operands`` are read with one regular
+    expression (aligning and explaining walk the graph); anything else reads
+    the whole instruction, with the parser's errors, and answers from it.
+    """
+
+    __slots__ = ("name", "is_root", "maybe_parameter", "line", "source", "offset", "_head",
+                 "_whole")
+    unchanged = True
+
+    def __init__(self, name: str, is_root: bool, maybe_parameter: bool, line: int,
+                 source: Source, offset: int):
+        # maybe_parameter: False when the line cannot be a parameter, so that
+        # listing a computation's parameters reads no other line.
+        self.name, self.is_root, self.maybe_parameter, self.line = name, is_root, maybe_parameter, line
+        self.source, self.offset = source, offset  # offset: where the line starts in the file
+        self._head: tuple[str, tuple[str, ...]] | None = None
+        self._whole: Instruction | None = None
+
+    @property
+    def opcode(self) -> str:
+        return (self._head or self._read_head())[0]
+
+    @property
+    def operands(self) -> tuple[str, ...]:
+        return (self._head or self._read_head())[1]
+
+    def _read_head(self) -> tuple[str, tuple[str, ...]]:
+        from .parser import read_head
+        self._head = read_head(self.source, self.offset) or (self.whole.opcode, self.whole.operands)
+        return self._head
+
+    @property
+    def whole(self) -> Instruction:
+        """The instruction, read from its line."""
+        if self._whole is None:
+            from .parser import read_instruction
+            self._whole = read_instruction(self.source, self.offset, self.line)
+        return self._whole
+
+    def __getattr__(self, attribute: str) -> Any:
+        # Only reached for what the slots above do not hold.
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return getattr(self.whole, attribute)
+
+    def __repr__(self) -> str:
+        return f"Unparsed({self.name!r}, line {self.line})"
+
+
 @dataclass(frozen=True)
 class Computation:
     """A named list of instructions; the entry computation is the program's main."""
@@ -342,7 +401,7 @@ class Computation:
     @cached_property
     def parameters(self) -> tuple[Instruction, ...]:
         """The ``parameter(N)`` instructions, ordered by N."""
-        params = [i for i in self.instructions if i.opcode == "parameter"]
+        params = [i for i in self.instructions if i.maybe_parameter and i.opcode == "parameter"]
         return tuple(sorted(params, key=lambda i: i.parameter_number or 0))
 
     @cached_property

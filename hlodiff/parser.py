@@ -19,8 +19,8 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from .errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
 from .grammar_files import lalr
-from .lexer import CoarseLexer, ScanError, shape_end, skip
-from .model import Attribute, Computation, Instruction, Module, StackFrameTable
+from .lexer import CoarseLexer, HloScanner, ScanError, head_at, shape_end, skip
+from .model import Attribute, Computation, Instruction, Module, StackFrameTable, Unparsed
 from .values import (PieceError, check_attribute, parse_literal, parse_operands,
                      parse_shape, parse_value)
 
@@ -77,8 +77,17 @@ class _ModuleBuilder(Transformer):
             source=self.source)
 
     def computation(self, entry, name, signature, _lbrace, *rest):
-        *tokens, _rbrace, thread = rest
-        instructions = [self._instruction(t) for t in tokens]
+        *pieces, _rbrace, thread = rest
+        tokens: list[Token | None] = []  # None for instructions left unparsed
+        instructions: list[Instruction | Unparsed] = []
+        for piece in pieces:
+            if piece.type == "UNCHANGED":
+                unparsed = piece.extra.instructions(self.source)
+                instructions += unparsed
+                tokens += [None] * len(unparsed)
+            else:
+                instructions.append(self._instruction(piece))
+                tokens.append(piece)
         _check_defined_before_use(name, tokens, instructions)
         roots = [i for i in instructions if i.is_root]
         if len(roots) > 1:
@@ -141,7 +150,7 @@ def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
     (``%t#0``) operands are left alone."""
     defined: set[str] = set()
     for token, instruction in zip(tokens, instructions):
-        if defined.issuperset(instruction.operands):
+        if token is None or defined.issuperset(instruction.operands):
             defined.add(instruction.name)
             continue
         for operand in instruction.operands:
@@ -260,18 +269,26 @@ def _check_alias_table(name: str, text: str) -> None:
 
 # --- public entry points -------------------------------------------------------------------
 
-def parse(text: str, *, path: str | None = None, strict: bool = False) -> Module:
+def parse(text: str, *, path: str | None = None, strict: bool = False,
+          unchanged: dict | None = None) -> Module:
     """Parse HLO text into a ``Module``.
 
     Accepts modules with or without the ``HloModule`` header, in every print
     style XLA has used. Attribute values and literals are read on first use;
     ``strict=True`` reads them all now, so that any syntax error in them is
     raised here. Errors are ``HloSyntaxError`` with path, line and column.
+
+    ``unchanged`` holds the runs of lines the unchanged pass matched in
+    another run (hlodiff/unchanged.py, which computes the offsets from this
+    very text): they become ``Unparsed`` instructions.
     """
     if "\r" in text:
+        if unchanged:
+            raise ValueError("unchanged runs are offsets into text with \\n line ends")
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     parser = lalr("hlo", lexer=CoarseLexer, transformer=_MODULE_BUILDER)
     _MODULE_BUILDER.source = Source(text, path)
+    CoarseLexer.unchanged = unchanged
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the parse allocates millions of objects and frees none
     try:
@@ -290,11 +307,42 @@ def parse(text: str, *, path: str | None = None, strict: bool = False) -> Module
             raise _failure_error(text, inner, path) from None
         raise HloSyntaxError(str(err), path=path) from None
     finally:
+        CoarseLexer.unchanged = None
         if gc_was_enabled:
             gc.enable()
     if strict:
         check(module)
     return module
+
+
+def read_instruction(source: Source, offset: int, line: int) -> Instruction:
+    """The instruction at ``offset`` (line ``line``) of ``source``, read on
+    its own: how an ``Unparsed`` instruction is read when it is asked for."""
+    scanner = HloScanner(source.text)
+    scanner.pos, scanner.line, scanner._line_pos = offset, line, offset
+    builder = _ModuleBuilder()
+    builder.source = source
+    try:
+        return builder._instruction(scanner.instruction())
+    except ScanError as err:
+        raise _scan_error(source.text, err, source.path) from None
+    except _Failure as err:
+        raise _failure_error(source.text, err, source.path) from None
+
+
+def read_head(source: Source, offset: int) -> tuple[str, tuple[str, ...]] | None:
+    """(opcode, operand names) of the instruction at ``offset``, read with one
+    regular expression when it has the common one-line form; else None."""
+    head = head_at(source.text, offset)
+    if head is None:
+        return None
+    opcode, operands = head
+    if opcode in _NO_OPERAND_NAMES:
+        return opcode, ()
+    try:
+        return opcode, parse_operands(operands)
+    except PieceError:
+        return None
 
 
 # Files that are often handed over by mistake: the JAX dump folder holds
