@@ -107,7 +107,7 @@ class _Fingerprints:
         if computation is None:
             return hash(("missing", name))
         if name in self.seed.identical:
-            fp = hash(("unchanged", name))
+            fp = _seeded(name)
         else:
             self.of_computation[name] = hash(("cycle", name))  # guards against recursion
             params = tuple(str(p.shape) for p in computation.parameters)
@@ -130,7 +130,7 @@ class _Fingerprints:
             if instruction.name in paired:
                 continue
             called = tuple(self.computation(c) for c in instruction.called_computations)
-            operands = tuple(local[o] if o in local else hash(("unchanged", o) if o in paired else o)
+            operands = tuple(local[o] if o in local else (_seeded(o) if o in paired else hash(o))
                              for o in instruction.operands)
             # A constant's value is part of what it is; a parameter's number is
             # not (inserting one renumbers the rest): equal-shaped parameters
@@ -140,8 +140,14 @@ class _Fingerprints:
                        value, operands, called))
             local[instruction.name] = fp
         root = computation.root.name
-        self._roots[name] = local[root] if root in local else hash(("unchanged", root))
+        self._roots[name] = local[root] if root in local else _seeded(root)
         return self._roots[name]
+
+
+def _seeded(name: str) -> int:
+    """The fingerprint of what the unchanged pass paired: its name, the same
+    on both sides (see _Fingerprints)."""
+    return hash(("unchanged", name))
 
 
 # --- the aligner ---------------------------------------------------------------------------
@@ -164,9 +170,8 @@ class _Aligner:
         # Computations not reached through calls: exact fingerprints, then names.
         self._pair_leftover_computations()
         self._drain()
-        paired_b = set(self.comp_pairs.values())
         only_a = [c for c in self.a.computations if c.name not in self.comp_pairs]
-        only_b = [c for c in self.b.computations if c.name not in paired_b]
+        only_b = [c for c in self.b.computations if c.name not in self.comp_paired_b]
         return Alignment(self.a, self.b, self.matches, only_a, only_b)
 
     def _pair_computations(self, a_name: str, b_name: str) -> None:
@@ -192,9 +197,8 @@ class _Aligner:
                     self._pair_computations(ca, cb)
 
     def _pair_leftover_computations(self) -> None:
-        paired_b = set(self.comp_pairs.values())
         left_a = [c for c in self.a.computations if c.name not in self.comp_pairs]
-        left_b = [c for c in self.b.computations if c.name not in paired_b]
+        left_b = [c for c in self.b.computations if c.name not in self.comp_paired_b]
         by_fp: dict[int, list[Computation]] = defaultdict(list)
         for c in left_b:
             by_fp[self.fb.computation(c.name)].append(c)
@@ -282,10 +286,10 @@ class _InstructionMatcher:
         buckets_b: dict[int, list[str]] = defaultdict(list)
         for x in self.m.a.instructions:
             if x.name not in self.m.pairs and x.opcode != "parameter":
-                buckets_a[self.fp_a.get(x.name, hash(("unchanged", x.name)))].append(x.name)
+                buckets_a[self.fp_a.get(x.name, _seeded(x.name))].append(x.name)
         for y in self.m.b.instructions:
             if y.name not in self.reverse and y.opcode != "parameter":
-                buckets_b[self.fp_b.get(y.name, hash(("unchanged", y.name)))].append(y.name)
+                buckets_b[self.fp_b.get(y.name, _seeded(y.name))].append(y.name)
         for fp, xs in buckets_a.items():
             ys = buckets_b.get(fp)
             if not ys:
