@@ -68,7 +68,8 @@ class _ShapeBuilder(Transformer):
         dims = [d for d in dims if d is not None]
         if layout is not None and layout.minor_to_major is not None \
                 and len(layout.minor_to_major) != len(dims):
-            raise PieceError(0, f"layout {layout} does not have one entry per dimension")
+            raise PieceError(element_type.start_pos,
+                             f"layout {layout} does not have one entry per dimension")
         return Shape(str(element_type), tuple(d[0] for d in dims), tuple(d[1] for d in dims), layout)
 
     def tuple_shape(self, *shapes):
@@ -145,6 +146,9 @@ _SHAPE_BUILDER = _ShapeBuilder()
 @lru_cache(maxsize=None)
 def parse_shape(text: str) -> Shape:
     """Parse a shape such as ``f32[2,4]{1,0}``; raises PieceError."""
+    flat = _flat_tuple(text)
+    if flat is not None:
+        return flat
     try:
         return lalr("shape", transformer=_SHAPE_BUILDER).parse(text)
     except PieceError:
@@ -154,6 +158,42 @@ def parse_shape(text: str) -> Shape:
         if isinstance(inner, PieceError):
             raise inner from None
         raise _lark_error(exc, f"shape {text.strip()!r}") from None
+
+
+# One element of a tuple of plain array shapes, with the ``/*index=5*/``
+# markers XLA prints every fifth element, and the ',' or ')' after it.
+_FLAT_TUPLE_ELEMENT = re.compile(
+    r"\s*(?:/\*[^*]*\*/\s*)?([a-z][a-z0-9]*\[[^\[\](){}/]*\](?:\{[^{}()/]*\})?)\s*([,)])")
+
+
+def _flat_tuple(text: str) -> Shape | None:
+    """A tuple of plain array shapes, read element by element; None for any
+    other text, and for a tuple with an element in error (the grammar then
+    reads the whole text and reports the error as it always does).
+
+    The entry computation layout of a big program is such a tuple of
+    thousands of elements, most of them alike: each distinct element is
+    parsed once, instead of the grammar walking the whole tuple.
+    """
+    pos = len(text) - len(text.lstrip())
+    if not text.startswith("(", pos) or text.startswith(")", pos + 1):
+        return None
+    pos += 1
+    shapes = []
+    while True:
+        m = _FLAT_TUPLE_ELEMENT.match(text, pos)
+        if m is None:
+            return None
+        try:
+            shapes.append(parse_shape(m.group(1)))
+        except PieceError:
+            return None
+        pos = m.end()
+        if m.group(2) == ")":
+            break
+    if text[pos:].strip():
+        return None
+    return Shape("tuple", tuple_shapes=tuple(shapes))
 
 
 # --- the generic value grammar -----------------------------------------------------------

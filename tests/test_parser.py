@@ -67,3 +67,30 @@ def test_syntax_error_names_line_and_column_with_a_caret():
     assert (err.path, err.line, err.column) == ("m.hlo", 4, 18)
     assert str(err).splitlines() == ['m.hlo:4:18: unknown opcode "bogus-op"',
                                      "    ROOT x = f32[] bogus-op(y)", "                   ^"]
+
+
+def test_the_entry_layout_of_a_real_dump_reads_as_the_shape_grammar_reads_it():
+    # Read element by element (it holds a shape per parameter): the result
+    # must be the grammar's, /*index=5*/ markers and all.
+    from hlodiff.grammar_files import lalr
+    from hlodiff.values import _SHAPE_BUILDER, parse_shape
+    path = CORPUS / "jax_learning_rate" / "run_a" / "module_0006.jit_train_step.cpu_after_optimizations.txt"
+    layout = next(a for a in hlodiff.parse_file(path).header if a.name == "entry_computation_layout")
+    parameters = layout.text[1:layout.text.rindex("->")].strip()
+    assert "/*index=5*/" in parameters
+    shape = parse_shape(parameters)
+    assert shape == lalr("shape", transformer=_SHAPE_BUILDER).parse(parameters)
+    assert len(shape.tuple_shapes) == parameters.count("[")  # one array shape per parameter
+
+
+@pytest.mark.parametrize("bad, column", [
+    ("(f32[2]{0}, f33[4]{0})", 52),  # an unknown element type: where it starts
+    ("(f32[2]{0}, f32[4]{1,0})", 52),  # a layout with an entry too many: its shape
+    ("(f32[2]{0},)", 51),  # a trailing comma: the ')' after it
+])
+def test_an_error_in_a_tuple_shape_points_into_the_element(bad, column):
+    text = f"HloModule m, entry_computation_layout={{{bad}->f32[]}}\n\nENTRY e {{\n" \
+           "  ROOT c = f32[] constant(0)\n}\n"
+    with pytest.raises(hlodiff.HloSyntaxError) as caught:
+        hlodiff.parse(text)
+    assert (caught.value.line, caught.value.column) == (1, column)
