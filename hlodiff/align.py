@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import ClassVar
 
 from rapidfuzz import fuzz, process
 
@@ -51,6 +53,8 @@ class ComputationMatch:
     pairs: dict[str, str] = field(default_factory=dict)
     how: dict[str, str] = field(default_factory=dict)  # a name -> which phase matched it
 
+    unchanged: ClassVar[bool] = False  # see UnchangedMatch
+
     @property
     def unmatched_a(self) -> list[Instruction]:
         return [i for i in self.a.instructions if i.name not in self.pairs]
@@ -59,6 +63,25 @@ class ComputationMatch:
     def unmatched_b(self) -> list[Instruction]:
         matched = set(self.pairs.values())
         return [i for i in self.b.instructions if i.name not in matched]
+
+
+class UnchangedMatch(ComputationMatch):
+    """Computations the unchanged pass found equal line for line: every
+    instruction pairs with its namesake and nothing differs, so the pairs
+    are listed only if something asks (the differ does not)."""
+
+    unchanged = True
+
+    def __init__(self, a: Computation, b: Computation):
+        self.a, self.b = a, b
+
+    @cached_property
+    def pairs(self) -> dict[str, str]:
+        return {i.name: i.name for i in self.a.instructions}
+
+    @cached_property
+    def how(self) -> dict[str, str]:
+        return dict.fromkeys(self.pairs, "unchanged")
 
 
 @dataclass
@@ -186,7 +209,11 @@ class _Aligner:
     def _drain(self) -> None:
         while self.queue:
             a_name, b_name = self.queue.popleft()
-            match = ComputationMatch(self.a.by_name[a_name], self.b.by_name[b_name])
+            a, b = self.a.by_name[a_name], self.b.by_name[b_name]
+            if a_name == b_name and self.seed.paired(a_name) is None:
+                self.matches.append(UnchangedMatch(a, b))  # calls are paired by name too
+                continue
+            match = ComputationMatch(a, b)
             self._match_instructions(match)
             self.matches.append(match)
             for x_name, y_name in match.pairs.items():
@@ -219,10 +246,6 @@ class _Aligner:
 
     def _match_instructions(self, m: ComputationMatch) -> None:
         paired = self.seed.paired(m.a.name) if m.a.name == m.b.name else frozenset()
-        if paired is None:  # unchanged line for line: nothing to look at
-            m.pairs = {i.name: i.name for i in m.a.instructions}
-            m.how = dict.fromkeys(m.pairs, "unchanged")
-            return
         _InstructionMatcher(m, self.fa, self.fb, paired).run()
 
 

@@ -117,6 +117,8 @@ class _ComputationDiff:
 
     def changes(self) -> list[Change]:
         m = self.match
+        if m.unchanged:  # the same text in both runs: nothing can differ
+            return []
         out: list[Change] = []
         reverse = {y: x for x, y in m.pairs.items()}
         for y in m.b.instructions:

@@ -279,7 +279,10 @@ def _separate_derived(stage: StageDiff) -> tuple[list[Change], dict[int, list[Ch
     # change is a root, and the walk need not read a single operand.
     walked = {place[0] for place, changes in by_place.items()
               if any(c.kind in _FOLLOWING_KINDS for c in changes)}
+    changed = {place[0] for place in by_place}
     for computation in stage.b.computations:
+        if computation.name not in changed:  # nothing to place: its lines need not be read
+            continue
         cause: dict[str, Change] = {}
         if computation.name not in walked:
             for instruction in computation.instructions:

@@ -363,6 +363,14 @@ class Unparsed:
         return self._head
 
     @property
+    def parameter_number(self) -> int | None:
+        if not self.maybe_parameter or self.opcode != "parameter":
+            return None
+        from .lexer import head_at
+        head = head_at(self.source.text, self.offset)  # the one-line form read_head saw
+        return int(head[1]) if head is not None else self.whole.parameter_number
+
+    @property
     def whole(self) -> Instruction:
         """The instruction, read from its line."""
         if self._whole is None:
@@ -390,6 +398,7 @@ class Computation:
     execution_thread: str | None = None
     line: int = field(default=0, compare=False)
     offset: int = field(default=-1, compare=False, repr=False)
+    unchanged: ClassVar[bool] = False  # see UnchangedComputation
 
     @cached_property
     def root(self) -> Instruction:
@@ -407,6 +416,29 @@ class Computation:
     @cached_property
     def by_name(self) -> dict[str, Instruction]:
         return {i.name: i for i in self.instructions}
+
+
+class UnchangedComputation(Computation):
+    """A computation the unchanged pass (hlodiff/unchanged.py) found line for
+    line in the other run: nothing in it can differ, so nothing is made of
+    its lines until something asks for its instructions. Most computations
+    of a big dump are such; the aligner and the differ never ask.
+
+    ``body`` is the pass's ``Run`` of its lines in ``source``.
+    """
+
+    unchanged = True
+
+    def __init__(self, name: str, body: Any, source: Source, is_entry: bool = False,
+                 execution_thread: str | None = None, line: int = 0, offset: int = -1):
+        for attribute, value in (("name", name), ("is_entry", is_entry), ("line", line),
+                                 ("execution_thread", execution_thread), ("offset", offset),
+                                 ("_body", body), ("_source", source)):
+            object.__setattr__(self, attribute, value)  # frozen, as Computation is
+
+    @cached_property
+    def instructions(self) -> tuple[Instruction, ...]:
+        return tuple(self._body.instructions(self._source))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from lark.exceptions import LarkError, UnexpectedInput
 from .errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
 from .grammar_files import lalr
 from .lexer import CoarseLexer, HloScanner, ScanError, head_at, shape_end, skip
-from .model import Attribute, Computation, Instruction, Module, StackFrameTable, Unparsed
+from .model import (Attribute, Computation, Instruction, Module, StackFrameTable,
+                    UnchangedComputation, Unparsed)
 from .values import (PieceError, check_attribute, parse_literal, parse_operands,
                      parse_shape, parse_value)
 
@@ -78,6 +79,12 @@ class _ModuleBuilder(Transformer):
 
     def computation(self, entry, name, signature, _lbrace, *rest):
         *pieces, _rbrace, thread = rest
+        thread_name = None if thread is None else str(parse_value(str(thread)))
+        if len(pieces) == 1 and pieces[0].type == "UNCHANGED" and pieces[0].extra.whole:
+            if signature is not None:
+                self._check_signature(signature)
+            return UnchangedComputation(str(name), pieces[0].extra, self.source, entry is not None,
+                                        thread_name, name.line, name.start_pos)
         tokens: list[Token | None] = []  # None for instructions left unparsed
         instructions: list[Instruction | Unparsed] = []
         for piece in pieces:
@@ -94,7 +101,6 @@ class _ModuleBuilder(Transformer):
             raise _Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
         if signature is not None:
             self._check_signature(signature)
-        thread_name = None if thread is None else str(parse_value(str(thread)))
         return Computation(str(name), tuple(instructions), entry is not None, thread_name,
                            name.line, name.start_pos)
 

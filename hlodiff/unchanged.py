@@ -35,7 +35,6 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
-from operator import add
 
 from .errors import Source
 from .model import Module, Unparsed
@@ -50,27 +49,31 @@ _LINE_NAMES = re.compile(r"\n  (?:ROOT )?%([^ ]+) = ")  # "\n" and not "^": a li
 _AT_MARGIN = re.compile(r"[^ \t]")  # a line that starts at column 0
 _INSTRUCTION_LINE = ("  %", "  ROOT %")
 _ELIDED = "{...}"
+_NAME_CHAR = re.compile(r"[\w.\-]").match  # a character that continues a name
 
 
 @dataclass(frozen=True)
 class Run:
-    """Consecutive unchanged lines of one computation, as the scanner skips them."""
+    """Consecutive unchanged lines of one computation, as the scanner skips them.
+
+    Only where they are is kept: the lines are read from the text when the
+    instructions are asked for, which for a computation unchanged as a whole
+    may be never.
+    """
 
     first: int  # 0-based index of the first line
-    texts: list[str]
-    offsets: list[int]  # where each line starts
-
-    @property
-    def end(self) -> int:
-        """Offset of the newline that ends the last line."""
-        return self.offsets[-1] + len(self.texts[-1])
+    start: int  # where the first line starts
+    end: int  # the newline that ends the last line
+    whole: bool = False  # the whole body of a computation unchanged line for line
 
     def instructions(self, source: Source) -> list[Unparsed]:
-        names = _names(self.texts)
-        roots = map(str.startswith, self.texts, repeat("  ROOT"))
-        parameters = map(str.__contains__, self.texts, repeat(" parameter("))
-        lines = range(self.first + 1, self.first + 1 + len(self.texts))
-        return list(map(Unparsed, names, roots, parameters, lines, repeat(source), self.offsets))
+        texts = source.text[self.start:self.end].split("\n")
+        names = _names(texts)
+        roots = map(str.startswith, texts, repeat("  ROOT"))
+        parameters = map(str.__contains__, texts, repeat(" parameter("))
+        lines = range(self.first + 1, self.first + 1 + len(texts))
+        offsets = accumulate((len(text) + 1 for text in texts[:-1]), initial=self.start)
+        return list(map(Unparsed, names, roots, parameters, lines, repeat(source), offsets))
 
 
 @dataclass
@@ -180,8 +183,8 @@ def plan_pair(text_a: str, text_b: str) -> Plan | None:
         if body_a == body_b and _ELIDED not in a.text_of(first_a, end_a):
             plan.seed.identical.add(name)
             plan.unchanged_lines += len(body_a)
-            _add_run(plan.runs_a, a, first_a, end_a)
-            _add_run(plan.runs_b, b, first_b, end_b)
+            _add_run(plan.runs_a, a, first_a, end_a, whole=True)
+            _add_run(plan.runs_b, b, first_b, end_b, whole=True)
             continue
         names_a, names_b = _names(body_a), _names(body_b)
         if len(names_a) != len(names_b):
@@ -219,11 +222,18 @@ def _readers(lines: list[str], names: set[str]) -> set[int]:
     """Indices of the lines that mention any of ``names`` as %name."""
     if not names:
         return set()
-    pattern = re.compile("%(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
-                         + r")(?![\w.\-])")
     text = "\n".join(lines)
     ends = list(accumulate(len(line) + 1 for line in lines))
-    return {bisect_right(ends, m.start()) for m in pattern.finditer(text)}
+    found = set()
+    for name in names:  # a few changed names in a long body: str.find, not a regex
+        mention = "%" + name
+        at = text.find(mention)
+        while at >= 0:
+            after = at + len(mention)
+            if after == len(text) or not _NAME_CHAR(text[after]):
+                found.add(bisect_right(ends, at))
+            at = text.find(mention, after)
+    return found
 
 
 def _consecutive(indices: list[int]) -> list[tuple[int, int]]:
@@ -237,7 +247,8 @@ def _consecutive(indices: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
-def _add_run(runs: dict[int, Run], outline: _Outline, start: int, end: int) -> None:
+def _add_run(runs: dict[int, Run], outline: _Outline, start: int, end: int,
+             whole: bool = False) -> None:
     """Lines [start, end) of the outline's text as one run."""
-    offsets = list(map(add, outline.ends[start - 1:end - 1], range(start, end)))  # start >= 1
-    runs[offsets[0] - 1] = Run(start, outline.lines[start:end], offsets)
+    offset = outline.start(start)  # start >= 1: the header line comes first
+    runs[offset - 1] = Run(start, offset, outline.start(end) - 1, whole)

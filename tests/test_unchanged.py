@@ -12,10 +12,11 @@ import pytest
 
 from dump_trees import corpus_cases
 from hlodiff import unchanged
+from hlodiff import compare as compare_module
 from hlodiff.compare import compare
 from hlodiff.errors import HloSyntaxError
-from hlodiff.model import Unparsed
-from hlodiff.parser import parse
+from hlodiff.model import UnchangedComputation, Unparsed
+from hlodiff.parser import parse, parse_file
 from hlodiff.render.report import report_document
 
 from conftest import CORPUS
@@ -102,3 +103,33 @@ def test_a_syntax_error_in_a_changed_line_is_reported_as_the_full_parse_reports_
         unchanged.parse_pair(text_a, text_b, "a.txt", "b.txt", min_bytes=0)
     assert str(fast.value) == str(full.value)
     assert fast.value.path == "b.txt" and fast.value.line == broken + 1
+
+
+
+def test_computations_unchanged_in_both_runs_are_never_read_by_the_diff(monkeypatch):
+    # Most computations of a big dump are the same in both runs: not making
+    # their instructions is what the pass saves, so the aligner and the
+    # differ must never ask for them.
+    monkeypatch.setattr(unchanged, "MIN_BYTES", 0)
+    modules: list = []
+    monkeypatch.setattr(compare_module, "parse_pair", _keeping(modules))
+    report = compare(CORPUS / "jax_learning_rate" / "run_a", CORPUS / "jax_learning_rate" / "run_b")
+    assert report.same_executable is False
+    untouched = [(module, c) for module in modules for c in module.computations
+                 if isinstance(c, UnchangedComputation) and "instructions" not in vars(c)]
+    assert len(untouched) >= 10
+    # Asked for, they are what the full parser makes of their lines.
+    for module, computation in untouched:
+        twin = parse_file(module.path).computation(computation.name)
+        assert [i.whole for i in computation.instructions] == list(twin.instructions)
+        assert (computation.is_entry, computation.line, computation.execution_thread) == \
+            (twin.is_entry, twin.line, twin.execution_thread)
+
+
+def _keeping(modules: list):
+    """parse_pair, remembering the modules it made."""
+    def parse_pair(*args, **kwargs):
+        a, b, seed = unchanged.parse_pair(*args, **kwargs)
+        modules.extend((a, b))
+        return a, b, seed
+    return parse_pair
