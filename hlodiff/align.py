@@ -261,11 +261,14 @@ class _InstructionMatcher:
         self.fp_b = fb.of_instructions[m.b.name]
         self.reverse: dict[str, str] = {}
         self.fresh: deque[tuple[str, str]] = deque()  # pairs whose operands are not yet looked at
-        for name in paired:
-            if name in self.a_by and name in self.b_by:
-                self.pair(name, name, "unchanged")
-                if self.a_by[name].unchanged:  # reads nothing that changed: no need to look
-                    self.fresh.pop()
+        # Paired by the pass: in bulk, as it is most of a big computation.
+        # Only those read in full (they read a changed instruction) are looked
+        # at again, to pair what they read.
+        names = [name for name in paired if name in self.a_by and name in self.b_by]
+        m.pairs.update(zip(names, names))
+        m.how.update(dict.fromkeys(names, "unchanged"))
+        self.reverse.update(zip(names, names))
+        self.fresh.extend((name, name) for name in names if not self.a_by[name].unchanged)
 
     def pair(self, x: str, y: str, how: str) -> None:
         self.m.pairs[x] = y

@@ -223,9 +223,11 @@ class HloScanner:
 
     def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
-        # Runs of lines the unchanged pass matched in the other run, by the
-        # offset of the newline before their first line: one UNCHANGED token
-        # each, its ``extra`` the run (see hlodiff/unchanged.py).
+        # What the unchanged pass matched in the other run (see
+        # hlodiff/unchanged.py): runs of lines, by the offset of the newline
+        # before their first line, one UNCHANGED token each; and whole
+        # computations, by the offset of their header, one
+        # UNCHANGED_COMPUTATION token each. ``extra`` holds the run.
         self.unchanged = unchanged or {}
         self.pos = 0
         self.line = 1
@@ -276,8 +278,15 @@ class HloScanner:
         self._skip()
         if self.pos >= len(text):
             raise ScanError(self.pos, "the module has no computation")
+        skipped = self.unchanged
         while self.pos < len(text):
-            yield from self._computation()
+            computation = skipped.get(self.pos) if skipped else None
+            if computation is not None:  # at a header, only a SkippedComputation is found
+                yield PieceToken("UNCHANGED_COMPUTATION", computation.name, computation.name_at,
+                                 self._line_at(computation.name_at), computation)
+                self.pos = computation.end
+            else:
+                yield from self._computation()
             self._skip()
 
     def _header(self) -> Iterator[Token]:

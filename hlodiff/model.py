@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from .errors import Source
 
@@ -424,21 +424,21 @@ class UnchangedComputation(Computation):
     its lines until something asks for its instructions. Most computations
     of a big dump are such; the aligner and the differ never ask.
 
-    ``body`` is the pass's ``Run`` of its lines in ``source``.
+    ``read`` makes its instructions (``Unparsed``, from its lines).
     """
 
     unchanged = True
 
-    def __init__(self, name: str, body: Any, source: Source, is_entry: bool = False,
+    def __init__(self, name: str, read: Callable[[], list[Instruction]], is_entry: bool = False,
                  execution_thread: str | None = None, line: int = 0, offset: int = -1):
         for attribute, value in (("name", name), ("is_entry", is_entry), ("line", line),
                                  ("execution_thread", execution_thread), ("offset", offset),
-                                 ("_body", body), ("_source", source)):
+                                 ("_read", read)):
             object.__setattr__(self, attribute, value)  # frozen, as Computation is
 
     @cached_property
     def instructions(self) -> tuple[Instruction, ...]:
-        return tuple(self._body.instructions(self._source))
+        return tuple(self._read())
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import re
+from functools import partial
 from pathlib import Path
 
 from lark import Token, Transformer, v_args
@@ -79,17 +80,11 @@ class _ModuleBuilder(Transformer):
 
     def computation(self, entry, name, signature, _lbrace, *rest):
         *pieces, _rbrace, thread = rest
-        thread_name = None if thread is None else str(parse_value(str(thread)))
-        if len(pieces) == 1 and pieces[0].type == "UNCHANGED" and pieces[0].extra.whole:
-            if signature is not None:
-                self._check_signature(signature)
-            return UnchangedComputation(str(name), pieces[0].extra, self.source, entry is not None,
-                                        thread_name, name.line, name.start_pos)
         tokens: list[Token | None] = []  # None for instructions left unparsed
         instructions: list[Instruction | Unparsed] = []
         for piece in pieces:
             if piece.type == "UNCHANGED":
-                unparsed = piece.extra.instructions(self.source)
+                unparsed = piece.extra.instructions(self.source, piece.line)
                 instructions += unparsed
                 tokens += [None] * len(unparsed)
             else:
@@ -101,8 +96,15 @@ class _ModuleBuilder(Transformer):
             raise _Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
         if signature is not None:
             self._check_signature(signature)
+        thread_name = None if thread is None else str(parse_value(str(thread)))
         return Computation(str(name), tuple(instructions), entry is not None, thread_name,
                            name.line, name.start_pos)
+
+    def unchanged_computation(self, token: Token) -> UnchangedComputation:
+        skipped = token.extra  # see hlodiff/unchanged.py: the header is one line
+        return UnchangedComputation(skipped.name,
+                                    partial(skipped.body.instructions, self.source, token.line + 1),
+                                    skipped.is_entry, None, token.line, token.start_pos)
 
     def _check_signature(self, signature: Token) -> None:
         """The result shape after '->' must be a shape; parameter shapes too."""

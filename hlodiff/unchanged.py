@@ -11,30 +11,37 @@ run, and inside it an instruction line with the line of the same name. That
 is sound only where names are stable: XLA's are, between runs whose programs
 differ in values, shapes, attributes or metadata, the usual recompiles. So
 the pass runs only when both texts define the same computations, each with
-the same instruction names; an instruction added or removed anywhere (which
-renumbers the rest) sends both texts whole to the parser and the aligner.
-Two matched lines that are equal byte for byte are unchanged: they can take
-part in no change the differ reports.
-They are
+as many instructions in both; an instruction added or removed anywhere
+(which renumbers the rest) sends both texts whole to the parser and the
+aligner. Two matched lines that are equal byte for byte are unchanged: they
+can take part in no change the differ reports. So
 
-* left unparsed, as ``Unparsed`` instructions (a run of them is one token
-  for the parser), unless
-* they read an instruction that changed: those are parsed, so that the
-  aligner can pair the changed instruction by its place among their
-  operands, as it pairs everything else;
+* a computation unchanged as a whole, header to '}', is skipped by the
+  scanner as one token and becomes an ``UnchangedComputation``: its lines
+  are not even split until something asks for its instructions, and the
+  aligner and the differ never do (most computations of a big dump);
+* elsewhere, unchanged lines are left unparsed, as ``Unparsed``
+  instructions (a run of them is one token for the parser), unless they
+  read an instruction that changed: those are parsed, so that the aligner
+  can pair the changed instruction by its place among their operands, as
+  it pairs everything else;
 
-and either way handed to the aligner already paired (the ``seed``). A line
-holding ``{...}`` is never unchanged: equal elided text says nothing about
-the values. Computations not laid out one instruction per line, as XLA
-prints them, are parsed whole.
+and either way they are handed to the aligner already paired (the
+``seed``). A line holding ``{...}`` is never unchanged: equal elided text
+says nothing about the values. Computations not laid out one instruction
+per line, as XLA prints them, are parsed whole. Nothing here looks at a
+line more than once, and most lines only through ``str.find`` and
+``str.count``.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
+from operator import add, eq
 
 from .errors import Source
 from .model import Module, Unparsed
@@ -46,8 +53,6 @@ MIN_BYTES = 2_000_000
 
 
 _LINE_NAMES = re.compile(r"\n  (?:ROOT )?%([^ ]+) = ")  # "\n" and not "^": a literal is found fast
-_AT_MARGIN = re.compile(r"[^ \t]")  # a line that starts at column 0
-_INSTRUCTION_LINE = ("  %", "  ROOT %")
 _ELIDED = "{...}"
 _NAME_CHAR = re.compile(r"[\w.\-]").match  # a character that continues a name
 
@@ -57,23 +62,35 @@ class Run:
     """Consecutive unchanged lines of one computation, as the scanner skips them.
 
     Only where they are is kept: the lines are read from the text when the
-    instructions are asked for, which for a computation unchanged as a whole
-    may be never.
+    instructions are asked for.
     """
 
-    first: int  # 0-based index of the first line
     start: int  # where the first line starts
     end: int  # the newline that ends the last line
-    whole: bool = False  # the whole body of a computation unchanged line for line
 
-    def instructions(self, source: Source) -> list[Unparsed]:
+    def instructions(self, source: Source, line: int) -> list[Unparsed]:
+        """Its lines as instructions; ``line`` is the number of the first."""
         texts = source.text[self.start:self.end].split("\n")
         names = _names(texts)
         roots = map(str.startswith, texts, repeat("  ROOT"))
         parameters = map(str.__contains__, texts, repeat(" parameter("))
-        lines = range(self.first + 1, self.first + 1 + len(texts))
-        offsets = accumulate((len(text) + 1 for text in texts[:-1]), initial=self.start)
-        return list(map(Unparsed, names, roots, parameters, lines, repeat(source), offsets))
+        lines = range(line, line + len(texts))
+        return list(map(Unparsed, names, roots, parameters, lines, repeat(source),
+                        _starts(texts, self.start)))
+
+
+@dataclass(frozen=True)
+class SkippedComputation:
+    """A computation the other run has line for line, header and '}' too:
+    the scanner skips it whole, and the parser makes it an
+    UnchangedComputation, whose instructions are made only if asked for
+    (which for most of them is never)."""
+
+    name: str
+    is_entry: bool
+    name_at: int  # where its name (with the '%') starts in the header
+    body: Run
+    end: int  # just after its '}'
 
 
 @dataclass
@@ -98,8 +115,10 @@ class Plan:
     """What the pass found: runs to skip in each text, by the offset of the
     newline before their first line, and the instructions paired by it."""
 
-    runs_a: dict[int, Run] = field(default_factory=dict)
-    runs_b: dict[int, Run] = field(default_factory=dict)
+    # A Run by the offset of the newline before its first line; a
+    # SkippedComputation by the offset of its header.
+    runs_a: dict[int, Run | SkippedComputation] = field(default_factory=dict)
+    runs_b: dict[int, Run | SkippedComputation] = field(default_factory=dict)
     seed: Seed = field(default_factory=Seed)
     unchanged_lines: int = 0  # left unparsed, on each side
 
@@ -117,48 +136,65 @@ def parse_pair(text_a: str, text_b: str, path_a: str | None = None,
 
 # --- the outline of a text -----------------------------------------------------------------
 
-@dataclass
-class _Outline:
-    text: str
-    lines: list[str]
-    ends: list[int]  # running total of line lengths, newlines not counted
-    bodies: dict[str, tuple[int, int]]  # computation -> [first, end) line indices of its body
+@dataclass(frozen=True)
+class _Body:
+    """Where one computation is: its header line, its lines and its '}'."""
 
-    def start(self, i: int) -> int:
-        """Offset of line ``i`` (0-based) in the text."""
-        return (self.ends[i - 1] if i else 0) + i
+    header: int  # where the header line starts
+    start: int  # where its first line starts
+    end: int  # the newline that ends its last line (the '}' follows it)
 
-    def text_of(self, first: int, end: int) -> str:
-        return self.text[self.start(first):self.start(end)]
+    def lines(self, text: str) -> tuple[list[str], list[int]]:
+        """Its lines, and where each starts."""
+        lines = text[self.start:self.end].split("\n")
+        return lines, list(_starts(lines, self.start))
 
 
-def _outline(text: str) -> _Outline | None:
-    """Computations laid out as XLA prints them: a header line ending in '{',
-    one instruction per line (``  %name = ...`` or ``  ROOT %name = ...``),
-    and a line starting with '}'. Those that are not are left out; None when
-    the text cannot be read this way at all (it is then parsed whole)."""
+def _starts(lines: list[str], start: int) -> Iterator[int]:
+    """Where each of ``lines`` starts, the first at ``start`` (a newline after each)."""
+    return map(add, accumulate(map(len, lines), initial=start), count())  # in C: no Python per line
+
+
+def _outline(text: str) -> dict[str, _Body] | None:
+    """The computations as XLA prints them: a line at the margin ending in
+    '{', lines, and a line starting with '}'. Those with a name seen twice
+    are left out; None when there is none (the text is then parsed whole).
+
+    Found by jumping from one '{' line end to the next: nothing here looks
+    at the lines in between (see _instruction_lines).
+    """
     if "\r" in text:
         return None
-    lines = text.split("\n")
-    edges = list(compress(count(), map(_AT_MARGIN.match, lines)))  # all in C: 350,000 lines
-    bodies: dict[str, tuple[int, int]] = {}
-    for at, i in enumerate(edges):
-        header = lines[i]
-        if not header.rstrip().endswith("{") or header.startswith(("HloModule", "}")):
+    bodies: dict[str, _Body] = {}
+    repeated: set[str] = set()
+    at = text.find("{\n")
+    while at >= 0:
+        header = text.rfind("\n", 0, at) + 1
+        close = text.find("\n}", at + 1)
+        if close < 0:
+            break
+        if text[header] in " \t" or text.startswith(("HloModule", "}"), header):
+            at = text.find("{\n", at + 2)  # not a computation header: look further
             continue
-        end = edges[at + 1] if at + 1 < len(edges) else len(lines)
-        if end >= len(lines) or not lines[end].startswith("}"):
-            continue
-        words = header.split()
-        name = (words[1] if words[0] == "ENTRY" and len(words) > 1 else words[0]).lstrip("%")
-        body = lines[i + 1:end]
-        if name in bodies or not all(map(str.startswith, body, repeat(_INSTRUCTION_LINE))):
-            bodies.pop(name, None)
-            continue
-        bodies[name] = (i + 1, end)
-    if not bodies:
-        return None
-    return _Outline(text, lines, list(accumulate(map(len, lines))), bodies)
+        if close > at + 1:
+            words = text[header:at].split()
+            name = (words[1] if words[0] == "ENTRY" and len(words) > 1 else words[0]).lstrip("%")
+            if name in bodies:
+                repeated.add(name)
+            bodies[name] = _Body(header, at + 2, close)
+        at = text.find("{\n", close + 2)
+    for name in repeated:
+        del bodies[name]
+    return bodies or None
+
+
+def _instruction_lines(text: str, body: _Body) -> int | None:
+    """How many lines the body has, if every one is an instruction as XLA
+    prints it (``  %name = ...`` or ``  ROOT %name = ...``); else None."""
+    lines = text.count("\n", body.start, body.end) + 1
+    instructions = text.count("\n  %", body.start - 1, body.end) + \
+        text.count("\n  ROOT %", body.start - 1, body.end)
+    return lines if instructions == lines else None
 
 
 def _name(line: str) -> str:
@@ -170,46 +206,66 @@ def _name(line: str) -> str:
 
 def plan_pair(text_a: str, text_b: str) -> Plan | None:
     """The unchanged lines of two texts, or None when there is nothing to skip."""
-    a, b = _outline(text_a), _outline(text_b)
-    if a is None or b is None or a.bodies.keys() != b.bodies.keys():
+    bodies_a, bodies_b = _outline(text_a), _outline(text_b)
+    if bodies_a is None or bodies_b is None or bodies_a.keys() != bodies_b.keys():
         return None
     plan = Plan()
-    for name, (first_a, end_a) in a.bodies.items():
-        span_b = b.bodies.get(name)
-        if span_b is None:
-            continue
-        first_b, end_b = span_b
-        body_a, body_b = a.lines[first_a:end_a], b.lines[first_b:end_b]
-        if body_a == body_b and _ELIDED not in a.text_of(first_a, end_a):
-            plan.seed.identical.add(name)
-            plan.unchanged_lines += len(body_a)
-            _add_run(plan.runs_a, a, first_a, end_a, whole=True)
-            _add_run(plan.runs_b, b, first_b, end_b, whole=True)
+    for name, a in bodies_a.items():
+        b = bodies_b[name]
+        if text_a[a.header:a.end + 3] == text_b[b.header:b.end + 3] \
+                and text_a.startswith("\n}\n", a.end) and text_b.startswith("\n}\n", b.end):
+            lines = _instruction_lines(text_a, a)
+            if lines is not None and text_a.find(_ELIDED, a.start, a.end) < 0:
+                plan.seed.identical.add(name)
+                plan.unchanged_lines += lines
+                plan.runs_a[a.header] = _skipped(text_a, name, a)
+                plan.runs_b[b.header] = _skipped(text_b, name, b)
+                continue
+        (body_a, starts_a), (body_b, starts_b) = a.lines(text_a), b.lines(text_b)
+        if not (_all_instructions(body_a) and _all_instructions(body_b)):
             continue
         names_a, names_b = _names(body_a), _names(body_b)
         if len(names_a) != len(names_b):
             return None  # an instruction added or removed: names may have moved
-        index_b = dict(zip(names_b, range(len(names_b))))
-        pairs = {}  # index in body_a -> index in body_b
-        for k, line in enumerate(body_a):
-            j = index_b.get(names_a[k])
-            if j is not None and body_b[j] == line and _ELIDED not in line:
-                pairs[k] = j
+        if names_a == names_b:  # the usual: only values, shapes or attributes changed
+            same = list(compress(count(), map(eq, body_a, body_b)))
+            pairs = dict(zip(same, same))  # index in body_a -> index in body_b
+        else:
+            index_b = dict(zip(names_b, count()))
+            pairs = {k: index_b[n] for k, n in enumerate(names_a)
+                     if n in index_b and body_b[index_b[n]] == body_a[k]}
+        if _ELIDED in text_a[a.start:a.end]:
+            pairs = {k: j for k, j in pairs.items() if _ELIDED not in body_a[k]}
         if not pairs:
             continue
-        changed = {n for k, n in enumerate(names_a) if k not in pairs}
-        changed.update(names_b[j] for j in set(range(len(body_b))) - set(pairs.values()))
-        plan.seed.names[name] = frozenset(names_a[k] for k in pairs)
+        paired = frozenset(map(names_a.__getitem__, pairs))
+        plan.seed.names[name] = paired
         # Lines that read a changed instruction are parsed: the aligner pairs
         # the changed ones through them.
-        readers = _readers([body_a[k] for k in pairs], changed)
-        skipped = [k for n, k in enumerate(pairs) if n not in readers]
+        readers = _readers(body_a, list(pairs), set(names_a).union(names_b) - paired)
+        skipped = set(pairs).difference(readers)
         plan.unchanged_lines += len(skipped)
-        for (start, end) in _consecutive(skipped):
-            _add_run(plan.runs_a, a, first_a + start, first_a + end)
-        for (start, end) in _consecutive(sorted(pairs[k] for k in skipped)):
-            _add_run(plan.runs_b, b, first_b + start, first_b + end)
+        for (start, end) in _ranges(len(body_a), skipped):
+            plan.runs_a[starts_a[start] - 1] = Run(starts_a[start], _line_end(body_a, starts_a, end))
+        for (start, end) in _ranges(len(body_b), set(map(pairs.__getitem__, skipped))):
+            plan.runs_b[starts_b[start] - 1] = Run(starts_b[start], _line_end(body_b, starts_b, end))
     return plan if plan.unchanged_lines else None
+
+
+def _skipped(text: str, name: str, body: _Body) -> SkippedComputation:
+    is_entry = text.startswith("ENTRY", body.header)
+    after = body.header + (len("ENTRY") if is_entry else 0)
+    name_at = after + len(text[after:body.start]) - len(text[after:body.start].lstrip())
+    return SkippedComputation(name, is_entry, name_at, Run(body.start, body.end), body.end + 2)
+
+
+def _all_instructions(lines: list[str]) -> bool:
+    return all(map(str.startswith, lines, repeat(("  %", "  ROOT %"))))
+
+
+def _line_end(lines: list[str], starts: list[int], end: int) -> int:
+    """The newline that ends line ``end - 1``."""
+    return starts[end - 1] + len(lines[end - 1])
 
 
 def _names(lines: list[str]) -> list[str]:
@@ -218,10 +274,12 @@ def _names(lines: list[str]) -> list[str]:
     return names if len(names) == len(lines) else [_name(line) for line in lines]
 
 
-def _readers(lines: list[str], names: set[str]) -> set[int]:
-    """Indices of the lines that mention any of ``names`` as %name."""
+def _readers(body: list[str], candidates: list[int], names: set[str]) -> set[int]:
+    """Those of the ``candidates`` lines of ``body`` that mention any of
+    ``names`` as %name."""
     if not names:
         return set()
+    lines = list(map(body.__getitem__, candidates))
     text = "\n".join(lines)
     ends = list(accumulate(len(line) + 1 for line in lines))
     found = set()
@@ -231,24 +289,18 @@ def _readers(lines: list[str], names: set[str]) -> set[int]:
         while at >= 0:
             after = at + len(mention)
             if after == len(text) or not _NAME_CHAR(text[after]):
-                found.add(bisect_right(ends, at))
+                found.add(candidates[bisect_right(ends, at)])
             at = text.find(mention, after)
     return found
 
 
-def _consecutive(indices: list[int]) -> list[tuple[int, int]]:
-    """Ascending indices as [start, end) ranges of consecutive ones."""
-    ranges: list[tuple[int, int]] = []
-    for i in indices:
-        if ranges and ranges[-1][1] == i:
-            ranges[-1] = (ranges[-1][0], i + 1)
-        else:
-            ranges.append((i, i + 1))
+def _ranges(n: int, kept: set[int]) -> list[tuple[int, int]]:
+    """[start, end) ranges of consecutive indices in ``kept`` (a subset of
+    range(n)), found from the few left out."""
+    ranges = []
+    start = 0
+    for left_out in sorted(set(range(n)).difference(kept)) + [n]:
+        if left_out > start:
+            ranges.append((start, left_out))
+        start = left_out + 1
     return ranges
-
-
-def _add_run(runs: dict[int, Run], outline: _Outline, start: int, end: int,
-             whole: bool = False) -> None:
-    """Lines [start, end) of the outline's text as one run."""
-    offset = outline.start(start)  # start >= 1: the header line comes first
-    runs[offset - 1] = Run(start, offset, outline.start(end) - 1, whole)
