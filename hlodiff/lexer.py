@@ -90,6 +90,7 @@ _FAST_INSTRUCTION = re.compile(rf"""
     ([^\n]*)
     """, re.X)
 _FAST_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=({_SIMPLE_VALUE})")
+_FAST_TAIL = re.compile(rf"(?:[ \t]*,[ \t]*[A-Za-z_][\w.\-]*={_SIMPLE_VALUE})*+[ \t]*")
 # An operand list with no nested parentheses, strings or line breaks.
 _SIMPLE_OPERANDS = re.compile(r"[^()\"'\n]*\)")
 # One ", name=value" whose value is a word, a string or a brace group with no
@@ -355,24 +356,7 @@ class HloScanner:
             raise ScanError(self.pos, "expected '{' to open the computation")
         yield self._token("LBRACE", "{", self.pos)
         self.pos += 1
-        fast = _FAST_INSTRUCTION.match
-        unchanged = self.unchanged
-        while True:
-            run = unchanged.get(self.pos) if unchanged else None
-            if run is not None:
-                yield PieceToken("UNCHANGED", "", self.pos + 1, self._line_at(self.pos + 1), run)
-                self.pos = run.end
-                continue
-            m = fast(text, self.pos)
-            if m is not None and is_opcode(m.group(4)):
-                yield self._fast_instruction(m)
-                continue
-            self._skip()
-            if self.pos >= len(text):
-                raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
-            if text[self.pos] == "}":
-                break
-            yield self._instruction()
+        yield self._body()
         yield self._token("RBRACE", "}", self.pos)
         self.pos += 1
         after = _SKIP_INLINE.match(text, self.pos).end()
@@ -385,6 +369,37 @@ class HloScanner:
             self.pos = value_end(text, m.end())
             yield self._token("EXEC_THREAD", text[m.end():self.pos], start)
 
+    def _body(self) -> Token:
+        """One BODY token for the instructions between '{' and '}': its
+        ``extra`` is their INSTRUCTION and UNCHANGED tokens. Handing Lark
+        the body whole spares it a reduction per instruction; there is
+        nothing in a body for a grammar to decide."""
+        text = self.text
+        start = self.pos
+        pieces = []
+        fast = _FAST_INSTRUCTION.match
+        unchanged = self.unchanged
+        while True:
+            run = unchanged.get(self.pos) if unchanged else None
+            if run is not None:
+                pieces.append(PieceToken("UNCHANGED", "", self.pos + 1, self._line_at(self.pos + 1),
+                                         run))
+                self.pos = run.end
+                continue
+            m = fast(text, self.pos)
+            if m is not None and is_opcode(m.group(4)):
+                pieces.append(self._fast_instruction(m))
+                continue
+            self._skip()
+            if self.pos >= len(text):
+                raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
+            if text[self.pos] == "}":
+                break
+            pieces.append(self._instruction())
+        if not pieces:
+            raise ScanError(self.pos, "a computation needs at least one instruction")
+        return PieceToken("BODY", "", start, self._line_at(start), pieces)
+
     def instruction(self) -> Token:
         """The INSTRUCTION token of the instruction at ``pos`` (one, on its own)."""
         m = _FAST_INSTRUCTION.match(self.text, self.pos)
@@ -395,16 +410,10 @@ class HloScanner:
 
     def _fast_instruction(self, m: re.Match) -> Token:
         root, name, shape, opcode, operands, tail = m.groups()
-        items = []
-        end = 0
-        for attribute in _FAST_ATTRIBUTE.finditer(tail):
-            if attribute.start() != end:
-                break
-            items.append(attribute.groups())
-            end = attribute.end()
-        if tail[end:].strip(" \t"):  # not of the simple form: the general way
+        if _FAST_TAIL.fullmatch(tail) is None:  # not of the simple form: the general way
             self._skip()
             return self._instruction()
+        items = _FAST_ATTRIBUTE.findall(tail)  # back to back, as the tail matched
         self.pos = m.end()
         # The offsets of attribute values are only needed for error messages:
         # None here means "scan again from the tail's start when asked".

@@ -78,8 +78,8 @@ class _ModuleBuilder(Transformer):
             operand_offset=operand_offset, attribute_offsets=offsets, tail_offset=tail,
             source=self.source)
 
-    def computation(self, entry, name, signature, _lbrace, *rest):
-        *pieces, _rbrace, thread = rest
+    def computation(self, entry, name, signature, _lbrace, body, _rbrace, thread):
+        pieces = body.extra  # INSTRUCTION and UNCHANGED tokens (see HloScanner._body)
         tokens: list[Token | None] = []  # None for instructions left unparsed
         instructions: list[Instruction | Unparsed] = []
         for piece in pieces:

@@ -94,3 +94,12 @@ def test_an_error_in_a_tuple_shape_points_into_the_element(bad, column):
     with pytest.raises(hlodiff.HloSyntaxError) as caught:
         hlodiff.parse(text)
     assert (caught.value.line, caught.value.column) == (1, column)
+
+
+def test_an_empty_computation_is_an_error_at_its_closing_brace():
+    # XLA's parser: "4:1: error: expects name"; the body is scanned whole, so
+    # the scanner, not the grammar, says so.
+    with pytest.raises(hlodiff.HloSyntaxError) as caught:
+        hlodiff.parse("HloModule m\n\nENTRY e {\n}\n", path="m.hlo")
+    assert (caught.value.path, caught.value.line, caught.value.column) == ("m.hlo", 4, 1)
+    assert "a computation needs at least one instruction" in str(caught.value)
