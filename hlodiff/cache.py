@@ -17,6 +17,8 @@ import hashlib
 import os
 import pickle
 import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from .grammar_files import grammar_dir
 
 _MAGIC = b"hlodiff-cache-1\n"
 _READ_BY_CONTENT = frozenset({HLO_TEXT, "module.mlir", "debug_options"})
+_PARALLEL_BYTES = 16_000_000  # below this, hashing takes ~10 ms: no threads
 
 
 def cache_dir() -> Path:
@@ -48,13 +51,28 @@ def key(dumps: list[Dump], options: tuple) -> str:
     """The cache key of a diff of ``dumps`` with ``options``."""
     digest = hashlib.sha256(_program_identity())
     digest.update(repr(options).encode())
+    entries = []  # (what is hashed by name, path hashed by content or None), in order
     for dump in dumps:
-        digest.update(b"\0dump\0")
+        entries.append((b"\0dump\0", None))
         for file in sorted(dump.files, key=lambda f: f.relative):
-            digest.update(f"{file.relative}\0{file.size}\0".encode())
-            if file.kind in _READ_BY_CONTENT:
-                digest.update(_file_digest(dump.root / file.relative))
+            read = dump.root / file.relative if file.kind in _READ_BY_CONTENT else None
+            entries.append((f"{file.relative}\0{file.size}\0".encode(), read))
+    contents = _file_digests([path for _, path in entries if path is not None])
+    for named, path in entries:
+        digest.update(named)
+        if path is not None:
+            digest.update(next(contents))
     return digest.hexdigest()
+
+
+def _file_digests(paths: list[Path]) -> Iterator[bytes]:
+    """The sha256 of each file, in order; on several cores at once when there
+    is much to read (hashlib lets go of the GIL while it hashes)."""
+    workers = min(len(paths), os.cpu_count() or 1)
+    if workers < 2 or sum(path.stat().st_size for path in paths) < _PARALLEL_BYTES:
+        return map(_file_digest, paths)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return iter(list(pool.map(_file_digest, paths)))
 
 
 def _file_digest(path: Path) -> bytes:

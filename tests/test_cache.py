@@ -64,3 +64,19 @@ def test_an_unwritable_cache_is_skipped(tmp_path, monkeypatch):
     case = CORPUS / "jax_seed"
     assert json.loads(_diff_json(case / "run_a", case / "run_b"))["same_executable"] is False
     assert os.path.isfile(blocked)
+
+
+def test_hashing_on_several_threads_gives_the_same_key(tmp_path, monkeypatch):
+    # Big dumps are hashed a file per thread; the key must not depend on it,
+    # or entries written one way would be missed the other way.
+    from hlodiff.dumps import load_target
+    case = tmp_path / "case"
+    shutil.copytree(CORPUS / "jax_learning_rate", case)
+    dumps = [load_target(case / "run_a"), load_target(case / "run_b")]
+    monkeypatch.setattr(cache, "_PARALLEL_BYTES", 10 ** 15)
+    alone = cache.key(dumps, ("compare",))
+    monkeypatch.setattr(cache, "_PARALLEL_BYTES", 0)
+    assert cache.key(dumps, ("compare",)) == alone
+    main_b = next((case / "run_b").glob("*jit_train_step.before_optimizations.txt"))
+    main_b.write_text(main_b.read_text().replace("constant(0.02)", "constant(0.03)"))
+    assert cache.key([dumps[0], load_target(case / "run_b")], ("compare",)) != alone
