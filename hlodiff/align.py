@@ -28,12 +28,11 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import ClassVar
 
 from rapidfuzz import fuzz, process
 
-from .model import Computation, Instruction, Module
+from .model import Computation, Instruction, Module, cached
 from .unchanged import Seed
 
 _FUZZY_CUTOFF = 70.0
@@ -75,11 +74,11 @@ class UnchangedMatch(ComputationMatch):
     def __init__(self, a: Computation, b: Computation):
         self.a, self.b = a, b
 
-    @cached_property
+    @cached
     def pairs(self) -> dict[str, str]:
         return {i.name: i.name for i in self.a.instructions}
 
-    @cached_property
+    @cached
     def how(self) -> dict[str, str]:
         return dict.fromkeys(self.pairs, "unchanged")
 
@@ -104,8 +103,8 @@ def align(a: Module, b: Module, seed: Seed | None = None) -> Alignment:
 # --- fingerprints ------------------------------------------------------------------------
 
 def _attribute_key(instruction: Instruction) -> tuple:
-    return tuple((name, " ".join(text.split())) for name, text in instruction.attribute_items
-                 if name not in _IGNORED_ATTRIBUTES and name not in _CALL_ATTRIBUTES)
+    return tuple([(name, " ".join(text.split())) for name, text in instruction.attribute_items
+                  if name not in _IGNORED_ATTRIBUTES and name not in _CALL_ATTRIBUTES])
 
 
 class _Fingerprints:
@@ -149,12 +148,13 @@ class _Fingerprints:
         self._roots[name] = hash(("cycle", name))  # guards against recursion
         local: dict[str, int] = {}
         self.of_instructions[name] = local
+        of_computation = self.computation
         for instruction in computation.instructions:
             if instruction.name in paired:
                 continue
-            called = tuple(self.computation(c) for c in instruction.called_computations)
-            operands = tuple(local[o] if o in local else (_seeded(o) if o in paired else hash(o))
-                             for o in instruction.operands)
+            called = tuple(map(of_computation, instruction.called_computations))
+            operands = tuple([local[o] if o in local else (_seeded(o) if o in paired else hash(o))
+                              for o in instruction.operands])
             # A constant's value is part of what it is; a parameter's number is
             # not (inserting one renumbers the rest): equal-shaped parameters
             # pair in order, and the differ reports any renumbering.
@@ -349,7 +349,8 @@ class _InstructionMatcher:
         while True:
             # top-down: operands in the same position of a matched pair
             while self.fresh:
-                x, y = (a_by[n] if i == 0 else b_by[n] for i, n in enumerate(self.fresh.popleft()))
+                x_name, y_name = self.fresh.popleft()
+                x, y = a_by[x_name], b_by[y_name]
                 if len(x.operands) != len(y.operands):
                     continue
                 for ox, oy in zip(x.operands, y.operands):

@@ -13,10 +13,31 @@ them is raised then, with its line and column in the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Callable, ClassVar
 
 from .errors import Source
+
+
+class cached:
+    """``functools.cached_property`` without the lock Python 3.11 takes on
+    every first read (a microsecond, paid by each of hundreds of thousands of
+    instructions an alignment reads): the value goes into the instance's
+    ``__dict__``, where later reads find it without reaching this descriptor.
+    Models are not shared between threads."""
+
+    def __init__(self, function: Callable[[Any], Any]):
+        self.function = function
+        self.name = function.__name__
+        self.__doc__ = function.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
 
 
 # --- shapes -------------------------------------------------------------------
@@ -74,7 +95,7 @@ class Shape:
     def __str__(self) -> str:
         return self.text
 
-    @cached_property
+    @cached
     def text(self) -> str:
         """The shape as XLA prints it; kept, since a dump has few distinct shapes
         and the differ prints and compares them constantly."""
@@ -107,7 +128,7 @@ class Literal:
     elided: bool = False
     parts: tuple[Literal, ...] = ()
 
-    @cached_property
+    @cached
     def values(self) -> tuple[Any, ...]:
         from .values import element_value
         return tuple(element_value(e) for e in self.elements)
@@ -273,7 +294,7 @@ class Instruction:
         instruction.__dict__.update(fields)
         return instruction
 
-    @cached_property
+    @cached
     def attributes(self) -> tuple[Attribute, ...]:
         offsets = self.attribute_offsets
         if offsets is None and self.source is not None and self.tail_offset >= 0:
@@ -290,7 +311,7 @@ class Instruction:
                 return self.attributes[index]
         return None
 
-    @cached_property
+    @cached
     def metadata(self) -> dict[str, Any]:
         """The ``metadata={...}`` fields (op_type, op_name, source_file, ...), or {}."""
         attr = self.attribute("metadata")
@@ -299,7 +320,7 @@ class Instruction:
         from .values import metadata_fields
         return metadata_fields(attr)
 
-    @cached_property
+    @cached
     def literal(self) -> Literal | None:
         """The value of a ``constant``; None for other opcodes."""
         if self.opcode != "constant":
@@ -307,13 +328,13 @@ class Instruction:
         from .values import parse_literal
         return parse_literal(self.operand_text, self.shape, self.source, self.operand_offset)
 
-    @cached_property
+    @cached
     def called_computations(self) -> tuple[str, ...]:
         """Names of the computations this instruction calls (to_apply, calls, body, ...)."""
-        calls = [index for index, (name, _) in enumerate(self.attribute_items)
-                 if name in _CALL_ATTRIBUTES]
-        if not calls:  # most instructions: no attribute objects made, no grammar
-            return ()
+        items = self.attribute_items
+        if not items or _CALL_ATTRIBUTES.isdisjoint(dict(items)):
+            return ()  # most instructions: no attribute objects made, no grammar
+        calls = [index for index, (name, _) in enumerate(items) if name in _CALL_ATTRIBUTES]
         from .values import computation_names
         return tuple(name for index in calls for name in computation_names(self.attributes[index]))
 
@@ -400,20 +421,20 @@ class Computation:
     offset: int = field(default=-1, compare=False, repr=False)
     unchanged: ClassVar[bool] = False  # see UnchangedComputation
 
-    @cached_property
+    @cached
     def root(self) -> Instruction:
         for instruction in self.instructions:
             if instruction.is_root:
                 return instruction
         return self.instructions[-1]
 
-    @cached_property
+    @cached
     def parameters(self) -> tuple[Instruction, ...]:
         """The ``parameter(N)`` instructions, ordered by N."""
         params = [i for i in self.instructions if i.maybe_parameter and i.opcode == "parameter"]
         return tuple(sorted(params, key=lambda i: i.parameter_number or 0))
 
-    @cached_property
+    @cached
     def by_name(self) -> dict[str, Instruction]:
         return {i.name: i for i in self.instructions}
 
@@ -436,7 +457,7 @@ class UnchangedComputation(Computation):
                                  ("_read", read)):
             object.__setattr__(self, attribute, value)  # frozen, as Computation is
 
-    @cached_property
+    @cached
     def instructions(self) -> tuple[Instruction, ...]:
         return tuple(self._read())
 
@@ -451,7 +472,7 @@ class Module:
     frames: StackFrameTable | None = None
     path: str | None = field(default=None, compare=False)
 
-    @cached_property
+    @cached
     def entry(self) -> Computation:
         """The ENTRY computation, or the last one when none is marked (XLA's rule)."""
         for computation in self.computations:
@@ -459,7 +480,7 @@ class Module:
                 return computation
         return self.computations[-1]
 
-    @cached_property
+    @cached
     def by_name(self) -> dict[str, Computation]:
         return {c.name: c for c in self.computations}
 
