@@ -27,6 +27,21 @@ def grammar_dir() -> Path:
 
 @cache
 def lalr(name: str, **options) -> Lark:
-    """An LALR parser for ``grammar/<name>.lark``."""
+    """An LALR parser for ``grammar/<name>.lark``.
+
+    Lark's analysis of the grammars takes ~0.1 s, a tenth of a small diff,
+    so it is kept in ``grammars/`` of the user's cache directory
+    (hlodiff/cache.py; private to the user, unlike the temporary directory
+    Lark would use, since loading it unpickles) and loaded from there: Lark checks the file against the grammar, the options
+    and its own version, rebuilds on any mismatch or damage, and carries on
+    without the file when it cannot be written.
+    """
+    from .cache import cache_dir
+    directory = cache_dir() / "grammars"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        kept: str | bool = str(directory / f"grammar-{name}.lark-cache")
+    except OSError:
+        kept = False
     return Lark.open(str(grammar_dir() / f"{name}.lark"), parser="lalr",
-                     maybe_placeholders=True, **options)
+                     maybe_placeholders=True, cache=kept, **options)

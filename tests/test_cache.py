@@ -19,12 +19,12 @@ def _diff_json(a, b, *extra):
 def test_repeated_diff_reads_the_cache_and_says_the_same(tmp_path):
     case = CORPUS / "jax_learning_rate"
     first = _diff_json(case / "run_a", case / "run_b")
-    entries = list(cache.cache_dir().iterdir())
+    entries = _results()
     assert len(entries) == 1
     start = time.perf_counter()
     second = _diff_json(case / "run_a", case / "run_b")
     assert second == first
-    assert list(cache.cache_dir().iterdir()) == entries
+    assert _results() == entries
     assert time.perf_counter() - start < 5
 
 
@@ -42,7 +42,7 @@ def test_a_changed_file_is_not_served_from_the_cache(tmp_path):
 def test_a_corrupt_entry_is_ignored_and_replaced():
     case = CORPUS / "jax_seed"
     first = _diff_json(case / "run_a", case / "run_b")
-    (entry,) = cache.cache_dir().iterdir()
+    (entry,) = _results()
     data = entry.read_bytes()
     entry.write_bytes(data[:-10] + b"garbage!!!")
     assert _diff_json(case / "run_a", case / "run_b") == first
@@ -51,10 +51,16 @@ def test_a_corrupt_entry_is_ignored_and_replaced():
     assert _diff_json(case / "run_a", case / "run_b") == first
 
 
-def test_no_cache_writes_nothing():
+def test_no_cache_stores_no_result():
     case = CORPUS / "jax_seed"
     _diff_json(case / "run_a", case / "run_b", "--no-cache")
-    assert not cache.cache_dir().exists() or not any(cache.cache_dir().iterdir())
+    assert _results() == []
+
+
+def _results() -> list:
+    """The diff results in the cache (grammars/ holds Lark's grammar analysis)."""
+    directory = cache.cache_dir()
+    return sorted(p for p in directory.iterdir() if p.name != "grammars") if directory.exists() else []
 
 
 def test_an_unwritable_cache_is_skipped(tmp_path, monkeypatch):
@@ -80,3 +86,23 @@ def test_hashing_on_several_threads_gives_the_same_key(tmp_path, monkeypatch):
     main_b = next((case / "run_b").glob("*jit_train_step.before_optimizations.txt"))
     main_b.write_text(main_b.read_text().replace("constant(0.02)", "constant(0.03)"))
     assert cache.key([dumps[0], load_target(case / "run_b")], ("compare",)) != alone
+
+
+def test_the_grammar_analysis_is_kept_and_a_damaged_copy_is_rebuilt(tmp_path, monkeypatch):
+    # Lark's analysis of the grammars is kept between runs (a tenth of a
+    # small diff); a damaged copy must be rebuilt, never trusted.
+    from hlodiff import grammar_files
+    from hlodiff.parser import parse
+    monkeypatch.setenv("HLODIFF_CACHE_DIR", str(tmp_path / "cache"))
+    text = (CORPUS / "jax_seed" / "run_a").glob("*jit_train_step.before_optimizations.txt")
+    text = next(text).read_text()
+    grammar_files.lalr.cache_clear()
+    expected = parse(text)
+    kept = tmp_path / "cache" / "grammars" / "grammar-hlo.lark-cache"
+    assert kept.is_file()
+    kept.write_bytes(kept.read_bytes()[:100])
+    grammar_files.lalr.cache_clear()
+    assert parse(text) == expected
+    assert kept.stat().st_size > 100  # written again whole
+    grammar_files.lalr.cache_clear()
+    assert parse(text) == expected  # and read from it
