@@ -9,9 +9,19 @@ from .errors import HlodiffError, HloSyntaxError
 from .model import (Attribute, Computation, Frame, Instruction, Layout, Literal, Module,
                     Origin, Shape, StackFrameTable)
 from . import opcodes
-from .parser import check, parse, parse_file
 
 __version__ = "0.1.0"
+
+_PARSER = frozenset({"check", "parse", "parse_file"})
+
+
+def __getattr__(name: str):
+    """``parse``, ``parse_file`` and ``check`` load the parser (and Lark) on
+    first use: the CLI, when it serves a diff from the cache, never needs it."""
+    if name in _PARSER:
+        from . import parser
+        return getattr(parser, name)
+    raise AttributeError(f"module 'hlodiff' has no attribute {name!r}")
 
 __all__ = [
     "Attribute", "Computation", "Frame", "HlodiffError", "HloSyntaxError", "Instruction",

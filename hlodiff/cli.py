@@ -17,7 +17,6 @@ from . import render
 from .compare import compare
 from .constants import constant_sites, varying_constants
 from .errors import HlodiffError, HloSyntaxError
-from .parser import parse_file
 from .render import json as render_json
 from .render import text as render_text
 from .render.report import markdown, report_document
@@ -61,6 +60,7 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
     run's value. Exits 1 when some constant varies.
     """
     paths = [module_file(t) for t in targets]
+    from .parser import parse_file
     modules = [parse_file(p) for p in paths]
     if len(modules) == 1:
         sites = constant_sites(modules[0])
@@ -156,6 +156,7 @@ def canon(target: Path, metadata: bool) -> None:
     textconv (`hlodiff git-setup`) a renumber-only change shows no diff.
     """
     from .canon import View, canonical_text
+    from .parser import parse_file
     module = parse_file(module_file(target))
     sys.stdout.write(canonical_text(module, View(metadata=metadata)))
 

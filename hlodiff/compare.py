@@ -1,7 +1,9 @@
 """The whole job for two runs: pair modules, diff each stage, explain.
 
 ``compare(a, b)`` takes two dump directories or two HLO files and returns
-the ``Report`` the ``diff`` command renders.
+the ``Report`` the ``diff`` command renders. Parsing, pairing and aligning
+are imported when a diff is computed: a repeated diff, read back from the
+cache, costs only start-up, and they (Lark, rapidfuzz) are most of it.
 """
 
 from __future__ import annotations
@@ -9,18 +11,16 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from . import unchanged
-from .align import align
 from .diff import Change, diff_modules
 from .dumps import AFTER, BEFORE, Dump, DumpModule, load_target
 from .explain import ModulePairing, Report, StageDiff, explain
 from .mlir_constants import describe_difference, mlir_type, read_constants
 from .model import Module, Origin
-from .pairing import pair_dumps
-from .parser import read_text
-from .unchanged import Seed, parse_pair
+
+if TYPE_CHECKING:
+    from .unchanged import Seed
 
 Step = Callable[[str], None]  # told what compare is about to do, for a progress display
 
@@ -57,6 +57,7 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     ``unpaired`` reports modules compiled in one run only; off when one
     side holds only the modules a caller chose to keep.
     """
+    from .pairing import pair_dumps
     pairing = pair_dumps(dump_a, dump_b, select=select, all=all)
     stages: list[StageDiff] = []
     extra: list[Change] = []
@@ -97,6 +98,7 @@ def _other_modules_differ(others) -> list[str]:
 
 def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     """Diffs at every stage both modules were dumped at (or their only files)."""
+    from .align import align
     shared = [s for s in (BEFORE, AFTER) if a.stage_file(s) and b.stage_file(s)]
     out = []
     for stage in shared or [None]:
@@ -113,6 +115,9 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
 def _read_pair(a: DumpModule, b: DumpModule, stage: str | None) -> tuple[Module, Module, Seed]:
     """Both modules at ``stage``; on big files, what they share left unparsed
     and paired already (see hlodiff/unchanged.py)."""
+    from . import unchanged
+    from .parser import read_text
+    from .unchanged import Seed, parse_pair
     ma, mb = a.parsed(stage), b.parsed(stage)
     if ma is not None or mb is not None:  # read whole already (to pair the modules)
         return a.module(stage), b.module(stage), Seed()

@@ -13,10 +13,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from .align import Alignment, ComputationMatch, align
+from typing import TYPE_CHECKING
+
 from .constants import constant_origin, users_of
-from .model import Attribute, Instruction, Module, Origin, Shape
-from .values import element_value
+from .model import Attribute, Instruction, Module, Origin, Shape, element_value
+
+if TYPE_CHECKING:  # aligning is imported when a diff is computed, not to read a cached one
+    from .align import Alignment, ComputationMatch
 
 KINDS = ("constant", "shape", "dtype", "layout", "opcode", "op_added", "op_removed", "attribute",
          "parameter", "constant_to_parameter", "parameter_to_constant", "metadata",
@@ -55,7 +58,9 @@ class Change:
 
 def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> list[Change]:
     """Every change between ``a`` and ``b``, in b's file order."""
-    alignment = alignment or align(a, b)
+    if alignment is None:
+        from .align import align
+        alignment = align(a, b)
     changes: list[Change] = header_changes(a, b)
     for match in alignment.computations:
         changes.extend(_ComputationDiff(alignment, match).changes())

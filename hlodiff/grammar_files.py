@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lark import Lark
+if TYPE_CHECKING:
+    from lark import Lark
 
 _HERE = Path(__file__).resolve().parent
 _CANDIDATES = (_HERE / "grammar", _HERE.parent / "grammar")
@@ -29,13 +31,16 @@ def grammar_dir() -> Path:
 def lalr(name: str, **options) -> Lark:
     """An LALR parser for ``grammar/<name>.lark``.
 
-    Lark's analysis of the grammars takes ~0.1 s, a tenth of a small diff,
-    so it is kept in ``grammars/`` of the user's cache directory
+    Lark's analysis of a grammar takes ~0.1 s, a tenth of a small diff, so
+    it is kept in ``grammars/`` of the user's cache directory
     (hlodiff/cache.py; private to the user, unlike the temporary directory
-    Lark would use, since loading it unpickles) and loaded from there: Lark checks the file against the grammar, the options
-    and its own version, rebuilds on any mismatch or damage, and carries on
-    without the file when it cannot be written.
+    Lark would use, since loading it unpickles) and loaded from there. Lark
+    checks the file against the grammar, the options and its own version,
+    rebuilds it on any mismatch or damage, and carries on without it when
+    it cannot be written.
     """
+    from lark import Lark  # here: commands that parse nothing need not load it
+
     from .cache import cache_dir
     directory = cache_dir() / "grammars"
     try:

@@ -12,6 +12,8 @@ them is raised then, with its line and column in the file.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
@@ -109,6 +111,25 @@ class Shape:
         return f"{self.element_type}[{dims}]{layout}"
 
 
+_INT_ATOM = re.compile(r"-?\d+")
+
+
+def element_value(text: str) -> Any:
+    """A printed literal element as a Python value: bool, int, float or complex."""
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if text.startswith("("):
+        real, imag = (element_value(p.strip()) for p in text[1:-1].split(","))
+        return complex(real, imag)
+    if _INT_ATOM.fullmatch(text):
+        return int(text)
+    if "nan" in text:
+        return -math.nan if text.startswith("-") else math.nan
+    return float(text)
+
+
 # --- literals -----------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -130,7 +151,6 @@ class Literal:
 
     @cached
     def values(self) -> tuple[Any, ...]:
-        from .values import element_value
         return tuple(element_value(e) for e in self.elements)
 
     @property

@@ -25,7 +25,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 from .errors import HloSyntaxError, Source
 from .grammar_files import lalr
 from .lexer import MAX_NESTING
-from .model import Attribute, Layout, Literal, Shape
+from .model import Attribute, Layout, Literal, Shape, element_value  # noqa: F401 (re-exported)
 
 ELEMENT_TYPES = frozenset("""
 pred s1 s2 s4 s8 s16 s32 s64 u1 u2 u4 u8 u16 u32 u64 f16 bf16 f32 f64
@@ -456,22 +456,6 @@ def _operand_name(item: tuple[int, str]) -> str:
 
 _NUMBER_ATOM = re.compile(r"-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan(?:\(0x[0-9a-fA-F]+\))?)")
 _SCALAR_LITERAL = re.compile(r"\s*(-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan(?:\(0x[0-9a-fA-F]+\))?)|true|false)\s*")
-
-
-def element_value(text: str) -> Any:
-    """A printed literal element as a Python value: bool, int, float or complex."""
-    if text == "true":
-        return True
-    if text == "false":
-        return False
-    if text.startswith("("):
-        real, imag = (element_value(p.strip()) for p in text[1:-1].split(","))
-        return complex(real, imag)
-    if _INT_ATOM.fullmatch(text):
-        return int(text)
-    if "nan" in text:
-        return -math.nan if text.startswith("-") else math.nan
-    return float(text)
 
 
 def parse_literal(text: str, shape: Shape | None, source: Source | None = None,

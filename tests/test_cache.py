@@ -106,3 +106,24 @@ def test_the_grammar_analysis_is_kept_and_a_damaged_copy_is_rebuilt(tmp_path, mo
     assert kept.stat().st_size > 100  # written again whole
     grammar_files.lalr.cache_clear()
     assert parse(text) == expected  # and read from it
+
+
+def test_a_diff_read_from_the_cache_loads_no_parser(tmp_path):
+    # A repeated diff costs start-up and little else; Lark and rapidfuzz are
+    # most of start-up, and a cached report needs neither.
+    import subprocess
+    import sys
+    case = CORPUS / "jax_learning_rate"
+    env = dict(os.environ, HLODIFF_CACHE_DIR=str(tmp_path / "cache"))
+    command = [sys.executable, "-c",
+               "import sys\nfrom hlodiff.cli import main\n"
+               "try:\n    main(['diff', sys.argv[1], sys.argv[2], '--format', 'json'])\n"
+               "except SystemExit:\n    pass\n"
+               "print(sorted(m for m in ('lark', 'rapidfuzz', 'hlodiff.parser') if m in sys.modules),"
+               " file=sys.stderr)",
+               str(case / "run_a"), str(case / "run_b")]
+    first = subprocess.run(command, env=env, capture_output=True, text=True)
+    again = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert first.stderr.strip().endswith("['hlodiff.parser', 'lark', 'rapidfuzz']")
+    assert again.stdout == first.stdout
+    assert again.stderr.strip().endswith("[]")
