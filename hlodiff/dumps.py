@@ -649,15 +649,13 @@ def list_dump(dump: Dump, *, count: bool = True,
     count: one bad file must not hide the rest of a listing.
     """
     main = dump.main
-    rows = []
-    for module in dump.modules:
-        instructions = error = None
-        if count and module.primary is not None:
-            try:
-                instructions = module.instruction_count
-            except HlodiffError as err:
-                error = str(err).splitlines()[0]
-            if on_module is not None:
-                on_module(module)
-        rows.append(ListedModule(module, module is main.module, instructions, error))
+    counted = [m for m in dump.modules if count and m.primary is not None]
+    outcomes: dict[int, tuple] = {}
+    if counted:
+        from .pool import read_files  # big dumps: on every core
+        done = None if on_module is None else (lambda i: on_module(counted[i]))
+        answers = read_files("instruction_count", [m.path for m in counted], on_read=done)
+        outcomes = {id(m): outcome for m, outcome in zip(counted, answers)}
+    rows = [ListedModule(module, module is main.module, *outcomes.get(id(module), (None, None)))
+            for module in dump.modules]
     return Listing(dump, tuple(rows), main)

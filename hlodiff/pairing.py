@@ -28,6 +28,7 @@ from rapidfuzz.distance import Indel
 
 from .dumps import Dump, DumpModule
 from .errors import HlodiffError
+from .pool import read_files
 
 IDENTICAL = "identical"
 NAME = "name"
@@ -106,14 +107,6 @@ def _size_ratio(a: int, b: int) -> float:
     return min(a, b) / max(a, b) if max(a, b) else 1.0
 
 
-def signature(module: DumpModule) -> Signature:
-    """The structure of ``module`` (parses its HLO text once)."""
-    parsed = module.module()
-    histogram = Counter(instruction.opcode for _, instruction in parsed.instructions())
-    entry = tuple(i.opcode for i in parsed.entry.instructions[:SEQUENCE_LIMIT])
-    return Signature(histogram, entry, module.size)
-
-
 class _Matcher:
     """The pairing algorithm behind ``pair_dumps``; holds what is still unpaired."""
 
@@ -162,7 +155,8 @@ class _Matcher:
             self.notes.append(f"{len(modules_a)} and {len(modules_b)} modules left unpaired: "
                               "too many to compare by structure")
             return
-        signatures = {m: self._signature(m) for m in (*modules_a, *modules_b)}
+        self._read_signatures([*modules_a, *modules_b])
+        signatures = {m: self.signatures[id(m)] for m in (*modules_a, *modules_b)}
         candidates = []
         for i, a in enumerate(modules_a):
             for j, b in enumerate(modules_b):
@@ -175,15 +169,18 @@ class _Matcher:
             if a in self.free_a and b in self.free_b:
                 self._take(a, b, how, -negative_score)
 
-    def _signature(self, module: DumpModule) -> Signature | None:
-        if id(module) not in self.signatures:
-            try:
-                self.signatures[id(module)] = signature(module)
-            except HlodiffError as err:
-                self.signatures[id(module)] = None
-                self.notes.append(f"{module.label} was not compared by structure: "
-                                  f"{str(err).splitlines()[0]}")
-        return self.signatures[id(module)]
+    def _read_signatures(self, modules: list[DumpModule]) -> None:
+        """The signatures not read yet (on every core, for big dumps); a module
+        that cannot be read gets None and a note."""
+        unread = [m for m in modules if id(m) not in self.signatures]
+        readable = [m for m in unread if m.path is not None]
+        outcomes = dict(zip(map(id, readable), read_files("structure", [m.path for m in readable])))
+        for module in unread:
+            answer, error = outcomes.get(
+                id(module), (None, f"{module.root}: module {module.label} has no HLO text file"))
+            self.signatures[id(module)] = None if answer is None else Signature(*answer, module.size)
+            if error is not None:
+                self.notes.append(f"{module.label} was not compared by structure: {error}")
 
 
 def _same_text(a: DumpModule, b: DumpModule) -> bool:

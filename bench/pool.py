@@ -1,0 +1,71 @@
+"""Benchmark reading many HLO files on every core (hlodiff/pool.py).
+
+``hlodiff ls`` counts the instructions of every module of a dump; pairing
+two runs by structure reads every module too. This times the counting of
+``ls`` (``hlodiff.dumps.list_dump``) on a dump directory twice, each in a
+fresh process: with the files shared out among worker processes, and with
+the pool switched off (everything read in one process), and prints both and
+their ratio (the pool pays when it is below 1). Best of ``--runs``.
+
+    python bench/pool.py /work/bigdumps/multi
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_CHILD = """
+import sys, time
+from hlodiff import pool
+from hlodiff.dumps import list_dump, load_dump
+if sys.argv[2] == "off":
+    pool.MIN_BYTES = float("inf")
+dump = load_dump(sys.argv[1])
+start = time.perf_counter()
+rows = list_dump(dump).rows
+print(time.perf_counter() - start, sum(row.instructions or 0 for row in rows),
+      sum(row.instructions is not None for row in rows))
+"""
+
+
+def timed(directory: Path, mode: str) -> tuple[float, int, int]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(directory), mode], env=env,
+                         check=True, capture_output=True, text=True).stdout.split()
+    return float(out[0]), int(out[1]), int(out[2])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dump_dir", type=Path)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    compileall.compile_dir(ROOT / "hlodiff", quiet=1)  # start-up as installed (see diff.py)
+    alone = min(timed(args.dump_dir, "off") for _ in range(args.runs))
+    pooled = min(timed(args.dump_dir, "on") for _ in range(args.runs))
+    assert alone[1] == pooled[1], "the pool counted differently"
+    figures = {"modules_counted": alone[2],
+               "cpus": os.cpu_count(), "one_process_s": round(alone[0], 2),
+               "pool_s": round(pooled[0], 2), "pool_over_one_process": round(pooled[0] / alone[0], 2),
+               "instructions": alone[1]}
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"dump: {args.dump_dir} ({alone[2]} modules counted; {figures['cpus']} CPUs)")
+    print(f"counting instructions, one process:  {alone[0]:6.2f} s")
+    print(f"counting instructions, pool:         {pooled[0]:6.2f} s   "
+          f"ratio {pooled[0] / alone[0]:.2f} (below 1: the pool pays)")
+    print(f"instructions counted: {alone[1]} (the same both ways)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Reading many HLO files at once, in worker processes, where it pays.
+
+A dump holds a module per compilation. ``hlodiff ls`` counts the
+instructions of each, and pairing two runs by structure reads an opcode
+histogram of each. Those answers are small plain data, so, unlike a parsed
+module (whose unpickling costs half a parse: see bench/README.md), they come
+back from another process for nothing. With more than one core and at least
+``MIN_BYTES`` to read, the files are shared out, largest first, between this
+process and up to cores - 1 workers; otherwise they are read here.
+
+Workers are fresh ``python -m hlodiff.pool`` processes fed through pipes,
+not ``multiprocessing`` children: those either fork this process (unsafe
+while a progress display runs a thread) or run the caller's main module
+again (a script without an ``if __name__ == "__main__"`` guard would start
+over). A worker that fails for any reason is not trusted: its files are
+read here.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import HlodiffError
+
+MIN_BYTES = 4_000_000  # about half a second of parsing: a worker starts in a third of that
+
+# What a file can be read for; each answer is plain data.
+Outcome = tuple[Any, str | None]  # (answer, None) or (None, first line of the error)
+
+
+def instruction_count(path: Path) -> int:
+    from .parser import parse_file
+    return parse_file(path).instruction_count
+
+
+def structure(path: Path) -> tuple[Counter[str], tuple[str, ...]]:
+    """The opcode histogram of the module and its entry computation's opcodes."""
+    from .pairing import SEQUENCE_LIMIT
+    from .parser import parse_file
+    module = parse_file(path)
+    histogram = Counter(instruction.opcode for _, instruction in module.instructions())
+    return histogram, tuple(i.opcode for i in module.entry.instructions[:SEQUENCE_LIMIT])
+
+
+_READERS: dict[str, Callable[[Path], Any]] = {"instruction_count": instruction_count,
+                                              "structure": structure}
+
+
+def read_files(reader: str, paths: list[Path],
+               on_read: Callable[[int], None] | None = None) -> list[Outcome]:
+    """``reader`` applied to each file, in order; an ``HlodiffError`` is an
+    outcome, not raised, so that one bad file leaves the others' answers.
+    ``on_read(i)`` is called as file i is done here (a worker's files, when
+    it finishes)."""
+    sizes = [_size(path) for path in paths]
+    shares = _shares(sizes, min(len(paths), os.cpu_count() or 1))
+    if len(shares) < 2 or sum(sizes) < MIN_BYTES:
+        shares = [list(range(len(paths)))]
+    workers = [(share, _start(reader, [paths[i] for i in share])) for share in shares[1:]]
+    outcomes: dict[int, Outcome] = {}
+    for i in shares[0]:
+        outcomes[i] = _read(reader, paths[i])
+        if on_read is not None:
+            on_read(i)
+    for share, worker in workers:
+        answers = _finish(worker, len(share))
+        for i, outcome in zip(share, answers or [_read(reader, paths[i]) for i in share]):
+            outcomes[i] = outcome
+            if on_read is not None:
+                on_read(i)
+    return [outcomes[i] for i in range(len(paths))]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _shares(sizes: list[int], count: int) -> list[list[int]]:
+    """Indices split into ``count`` shares of about equal bytes, largest first."""
+    shares: list[list[int]] = [[] for _ in range(max(count, 1))]
+    loads = [0] * len(shares)
+    for i in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+        least = loads.index(min(loads))
+        shares[least].append(i)
+        loads[least] += sizes[i]
+    return [sorted(share) for share in shares if share]
+
+
+def _read(reader: str, path: Path) -> Outcome:
+    try:
+        return _READERS[reader](path), None
+    except HlodiffError as err:
+        return None, str(err).splitlines()[0]
+
+
+def _start(reader: str, paths: list[Path]) -> subprocess.Popen | None:
+    package_root = str(Path(__file__).resolve().parent.parent)  # this hlodiff, not another
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    try:
+        worker = subprocess.Popen([sys.executable, "-m", "hlodiff.pool"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        pickle.dump((reader, [str(p) for p in paths]), worker.stdin)  # a few paths: no deadlock
+        worker.stdin.close()
+    except OSError:
+        return None
+    return worker
+
+
+def _finish(worker: subprocess.Popen | None, count: int) -> list[Outcome] | None:
+    """The worker's outcomes, or None when it did not deliver them all."""
+    if worker is None:
+        return None
+    try:
+        answers = pickle.load(worker.stdout)
+    except Exception:  # killed, out of memory, an interpreter without hlodiff...
+        answers = None
+    worker.stdout.close()
+    worker.wait()
+    return answers if isinstance(answers, list) and len(answers) == count else None
+
+
+def _serve() -> None:
+    """A worker: (reader, paths) in on stdin, their outcomes out on stdout."""
+    reader, paths = pickle.load(sys.stdin.buffer)
+    answers = [_read(reader, Path(path)) for path in paths]
+    pickle.dump(answers, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    _serve()
