@@ -112,8 +112,8 @@ class Seed:
 
 @dataclass
 class Plan:
-    """What the pass found: runs to skip in each text, by the offset of the
-    newline before their first line, and the instructions paired by it."""
+    """What the pass found: what the scanner skips in each text, and the
+    instructions paired by it."""
 
     # A Run by the offset of the newline before its first line; a
     # SkippedComputation by the offset of its header.
