@@ -640,6 +640,12 @@ class Listing:
     main: MainProgram
 
 
+def count_instructions(path: Path) -> int:
+    """Instructions in the HLO text file at ``path``: a pool reader (hlodiff/pool.py)."""
+    from .parser import parse_file
+    return parse_file(path).instruction_count
+
+
 def list_dump(dump: Dump, *, count: bool = True,
               on_module: Callable[[DumpModule], None] | None = None) -> Listing:
     """Rows for every module; with ``count`` each module's HLO is parsed once.
@@ -654,7 +660,7 @@ def list_dump(dump: Dump, *, count: bool = True,
     if counted:
         from .pool import read_files  # big dumps: on every core
         done = None if on_module is None else (lambda i: on_module(counted[i]))
-        answers = read_files("instruction_count", [m.path for m in counted], on_read=done)
+        answers = read_files(count_instructions, [m.path for m in counted], on_read=done)
         outcomes = {id(m): outcome for m, outcome in zip(counted, answers)}
     rows = [ListedModule(module, module is main.module, *outcomes.get(id(module), (None, None)))
             for module in dump.modules]

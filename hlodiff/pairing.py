@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 from rapidfuzz.distance import Indel
@@ -107,6 +108,16 @@ def _size_ratio(a: int, b: int) -> float:
     return min(a, b) / max(a, b) if max(a, b) else 1.0
 
 
+def structure(path: Path) -> tuple[Counter[str], tuple[str, ...]]:
+    """The opcode histogram of the module at ``path`` and its entry
+    computation's opcodes: a ``Signature`` but for the size, read in a
+    worker where the dump is big (hlodiff/pool.py)."""
+    from .parser import parse_file
+    module = parse_file(path)
+    histogram = Counter(instruction.opcode for _, instruction in module.instructions())
+    return histogram, tuple(i.opcode for i in module.entry.instructions[:SEQUENCE_LIMIT])
+
+
 class _Matcher:
     """The pairing algorithm behind ``pair_dumps``; holds what is still unpaired."""
 
@@ -174,7 +185,7 @@ class _Matcher:
         that cannot be read gets None and a note."""
         unread = [m for m in modules if id(m) not in self.signatures]
         readable = [m for m in unread if m.path is not None]
-        outcomes = dict(zip(map(id, readable), read_files("structure", [m.path for m in readable])))
+        outcomes = dict(zip(map(id, readable), read_files(structure, [m.path for m in readable])))
         for module in unread:
             answer, error = outcomes.get(
                 id(module), (None, f"{module.root}: module {module.label} has no HLO text file"))

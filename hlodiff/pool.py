@@ -1,8 +1,9 @@
 """Reading many HLO files at once, in worker processes, where it pays.
 
 A dump holds a module per compilation. ``hlodiff ls`` counts the
-instructions of each, and pairing two runs by structure reads an opcode
-histogram of each. Those answers are small plain data, so, unlike a parsed
+instructions of each (hlodiff/dumps.py), and pairing two runs by structure
+reads an opcode histogram of each (hlodiff/pairing.py). Those answers are
+small plain data, so, unlike a parsed
 module (whose unpickling costs half a parse: see bench/README.md), they come
 back from another process for nothing. With more than one core and at least
 ``MIN_BYTES`` to read, the files are shared out, largest first, between this
@@ -18,11 +19,11 @@ read here.
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,34 +31,16 @@ from .errors import HlodiffError
 
 MIN_BYTES = 4_000_000  # about half a second of parsing: a worker starts in a third of that
 
-# What a file can be read for; each answer is plain data.
 Outcome = tuple[Any, str | None]  # (answer, None) or (None, first line of the error)
+Reader = Callable[[Path], Any]  # a module-level function (a worker imports it by name)
 
 
-def instruction_count(path: Path) -> int:
-    from .parser import parse_file
-    return parse_file(path).instruction_count
-
-
-def structure(path: Path) -> tuple[Counter[str], tuple[str, ...]]:
-    """The opcode histogram of the module and its entry computation's opcodes."""
-    from .pairing import SEQUENCE_LIMIT
-    from .parser import parse_file
-    module = parse_file(path)
-    histogram = Counter(instruction.opcode for _, instruction in module.instructions())
-    return histogram, tuple(i.opcode for i in module.entry.instructions[:SEQUENCE_LIMIT])
-
-
-_READERS: dict[str, Callable[[Path], Any]] = {"instruction_count": instruction_count,
-                                              "structure": structure}
-
-
-def read_files(reader: str, paths: list[Path],
+def read_files(reader: Reader, paths: list[Path],
                on_read: Callable[[int], None] | None = None) -> list[Outcome]:
-    """``reader`` applied to each file, in order; an ``HlodiffError`` is an
-    outcome, not raised, so that one bad file leaves the others' answers.
-    ``on_read(i)`` is called as file i is done here (a worker's files, when
-    it finishes)."""
+    """``reader`` applied to each file, in order; its answers must be plain
+    data. An ``HlodiffError`` is an outcome, not raised, so that one bad
+    file leaves the others' answers. ``on_read(i)`` is called as file i is
+    done here (a worker's files, when it finishes)."""
     sizes = [_size(path) for path in paths]
     shares = _shares(sizes, min(len(paths), os.cpu_count() or 1))
     if len(shares) < 2 or sum(sizes) < MIN_BYTES:
@@ -95,21 +78,22 @@ def _shares(sizes: list[int], count: int) -> list[list[int]]:
     return [sorted(share) for share in shares if share]
 
 
-def _read(reader: str, path: Path) -> Outcome:
+def _read(reader: Reader, path: Path) -> Outcome:
     try:
-        return _READERS[reader](path), None
+        return reader(path), None
     except HlodiffError as err:
         return None, str(err).splitlines()[0]
 
 
-def _start(reader: str, paths: list[Path]) -> subprocess.Popen | None:
+def _start(reader: Reader, paths: list[Path]) -> subprocess.Popen | None:
     package_root = str(Path(__file__).resolve().parent.parent)  # this hlodiff, not another
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
     try:
         worker = subprocess.Popen([sys.executable, "-m", "hlodiff.pool"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        pickle.dump((reader, [str(p) for p in paths]), worker.stdin)  # a few paths: no deadlock
+        name = f"{reader.__module__}:{reader.__qualname__}"
+        pickle.dump((name, [str(p) for p in paths]), worker.stdin)  # a few paths: no deadlock
         worker.stdin.close()
     except OSError:
         return None
@@ -130,8 +114,10 @@ def _finish(worker: subprocess.Popen | None, count: int) -> list[Outcome] | None
 
 
 def _serve() -> None:
-    """A worker: (reader, paths) in on stdin, their outcomes out on stdout."""
-    reader, paths = pickle.load(sys.stdin.buffer)
+    """A worker: ("module:function", paths) in on stdin, their outcomes out on stdout."""
+    name, paths = pickle.load(sys.stdin.buffer)
+    module, function = name.split(":")
+    reader = getattr(importlib.import_module(module), function)
     answers = [_read(reader, Path(path)) for path in paths]
     pickle.dump(answers, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
     sys.stdout.buffer.flush()

@@ -9,7 +9,10 @@ import pytest
 
 from conftest import CORPUS, run_cli
 from hlodiff import pool
-from hlodiff.dumps import list_dump, load_dump
+from hlodiff.dumps import count_instructions, list_dump, load_dump
+from hlodiff.pairing import structure
+
+READERS = {"instruction_count": count_instructions, "structure": structure}
 
 
 def _files(tmp_path):
@@ -23,11 +26,11 @@ def _files(tmp_path):
 @pytest.mark.parametrize("reader", ["instruction_count", "structure"])
 def test_workers_answer_as_this_process_does(reader, tmp_path, monkeypatch):
     files = _files(tmp_path)
-    alone = pool.read_files(reader, files)
+    alone = pool.read_files(READERS[reader], files)
     monkeypatch.setattr(pool, "MIN_BYTES", 0)
     monkeypatch.setattr(pool.os, "cpu_count", lambda: 3)  # two workers and this process
     done = []
-    pooled = pool.read_files(reader, files, on_read=done.append)
+    pooled = pool.read_files(READERS[reader], files, on_read=done.append)
     assert pooled == alone
     assert sorted(done) == list(range(len(files)))
     assert alone[-1][0] is None and 'unknown opcode "bogus-op"' in alone[-1][1]
@@ -36,10 +39,10 @@ def test_workers_answer_as_this_process_does(reader, tmp_path, monkeypatch):
 
 def test_a_dead_worker_leaves_its_files_to_this_process(tmp_path, monkeypatch):
     files = _files(tmp_path)
-    alone = pool.read_files("instruction_count", files)
+    alone = pool.read_files(count_instructions, files)
     monkeypatch.setattr(pool, "MIN_BYTES", 0)
     monkeypatch.setattr(pool.sys, "executable", "/bin/false")  # a worker that exits at once
-    assert pool.read_files("instruction_count", files) == alone
+    assert pool.read_files(count_instructions, files) == alone
 
 
 def test_ls_counts_the_same_with_the_pool(tmp_path, monkeypatch):
@@ -57,5 +60,5 @@ def test_small_inputs_start_no_worker(monkeypatch):
     monkeypatch.setattr(pool, "_start", lambda *args: started.append(args))
     files = sorted((CORPUS / "jax_learning_rate" / "run_a").glob("*.txt"))
     assert sum(f.stat().st_size for f in files) < pool.MIN_BYTES
-    pool.read_files("instruction_count", files)
+    pool.read_files(count_instructions, files)
     assert started == []
