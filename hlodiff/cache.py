@@ -52,12 +52,14 @@ def key(dumps: list[Dump], options: tuple) -> str:
     digest = hashlib.sha256(_program_identity())
     digest.update(repr(options).encode())
     entries = []  # (what is hashed by name, path hashed by content or None), in order
+    read_bytes = 0
     for dump in dumps:
         entries.append((b"\0dump\0", None))
         for file in sorted(dump.files, key=lambda f: f.relative):
             read = dump.root / file.relative if file.kind in _READ_BY_CONTENT else None
+            read_bytes += file.size if read is not None else 0
             entries.append((f"{file.relative}\0{file.size}\0".encode(), read))
-    contents = _file_digests([path for _, path in entries if path is not None])
+    contents = _file_digests([path for _, path in entries if path is not None], read_bytes)
     for named, path in entries:
         digest.update(named)
         if path is not None:
@@ -65,11 +67,11 @@ def key(dumps: list[Dump], options: tuple) -> str:
     return digest.hexdigest()
 
 
-def _file_digests(paths: list[Path]) -> Iterator[bytes]:
+def _file_digests(paths: list[Path], total_bytes: int) -> Iterator[bytes]:
     """The sha256 of each file, in order; on several cores at once when there
     is much to read (hashlib lets go of the GIL while it hashes)."""
     workers = min(len(paths), os.cpu_count() or 1)
-    if workers < 2 or sum(path.stat().st_size for path in paths) < _PARALLEL_BYTES:
+    if workers < 2 or total_bytes < _PARALLEL_BYTES:
         return map(_file_digest, paths)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return iter(list(pool.map(_file_digest, paths)))
