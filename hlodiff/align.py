@@ -210,11 +210,12 @@ class _Aligner:
         while self.queue:
             a_name, b_name = self.queue.popleft()
             a, b = self.a.by_name[a_name], self.b.by_name[b_name]
-            if a_name == b_name and self.seed.paired(a_name) is None:
-                self.matches.append(UnchangedMatch(a, b))  # calls are paired by name too
+            paired = self.seed.paired(a_name) if a_name == b_name else frozenset()
+            if paired is None:  # unchanged line for line; calls are paired by name too
+                self.matches.append(UnchangedMatch(a, b))
                 continue
             match = ComputationMatch(a, b)
-            self._match_instructions(match)
+            _InstructionMatcher(match, self.fa, self.fb, paired).run()
             self.matches.append(match)
             for x_name, y_name in match.pairs.items():
                 x, y = match.a.by_name[x_name], match.b.by_name[y_name]
@@ -241,12 +242,6 @@ class _Aligner:
             return
         for c, d in _most_similar(rest_a, rest_b, _computation_signature):
             self._pair_computations(c.name, d.name)
-
-    # -- instructions ----------------------------------------------------------------------
-
-    def _match_instructions(self, m: ComputationMatch) -> None:
-        paired = self.seed.paired(m.a.name) if m.a.name == m.b.name else frozenset()
-        _InstructionMatcher(m, self.fa, self.fb, paired).run()
 
 
 class _InstructionMatcher:
