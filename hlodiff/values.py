@@ -25,7 +25,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 from .errors import HloSyntaxError, Source
 from .grammar_files import lalr
 from .lexer import MAX_NESTING
-from .model import Attribute, Layout, Literal, Shape, element_value  # noqa: F401 (re-exported)
+from .model import Attribute, Layout, Literal, Shape
 
 ELEMENT_TYPES = frozenset("""
 pred s1 s2 s4 s8 s16 s32 s64 u1 u2 u4 u8 u16 u32 u64 f16 bf16 f32 f64
