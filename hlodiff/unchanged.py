@@ -255,7 +255,8 @@ def plan_pair(text_a: str, text_b: str) -> Plan | None:
 def _skipped(text: str, name: str, body: _Body) -> SkippedComputation:
     is_entry = text.startswith("ENTRY", body.header)
     after = body.header + (len("ENTRY") if is_entry else 0)
-    name_at = after + len(text[after:body.start]) - len(text[after:body.start].lstrip())
+    rest = text[after:body.start]
+    name_at = after + len(rest) - len(rest.lstrip())
     return SkippedComputation(name, is_entry, name_at, Run(body.start, body.end), body.end + 2)
 
 
