@@ -1,4 +1,4 @@
-"""Benchmark reading many HLO files on every core (hlodiff/pool.py).
+"""Benchmark reading many HLO files on every core (hlodiff/dumps/pool.py).
 
 ``hlodiff ls`` counts the instructions of every module of a dump; pairing
 two runs by structure reads every module too. This times the counting of
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 _CHILD = """
 import sys, time
-from hlodiff import pool
+from hlodiff.dumps import pool
 from hlodiff.dumps import list_dump, load_dump
 if sys.argv[2] == "off":
     pool.MIN_BYTES = float("inf")

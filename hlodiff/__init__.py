@@ -8,7 +8,7 @@ from .dumps import load_dump
 from .errors import HlodiffError, HloSyntaxError
 from .model import (Attribute, Computation, Frame, Instruction, Layout, Literal, Module,
                     Origin, Shape, StackFrameTable)
-from . import opcodes
+from .syntax import opcodes
 
 __version__ = "0.1.0"
 
@@ -19,7 +19,7 @@ def __getattr__(name: str):
     """``parse``, ``parse_file`` and ``check`` load the parser (and Lark) on
     first use: the CLI, when it serves a diff from the cache, never needs it."""
     if name in _PARSER:
-        from . import parser
+        from .syntax import parser
         return getattr(parser, name)
     raise AttributeError(f"module 'hlodiff' has no attribute {name!r}")
 

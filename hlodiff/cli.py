@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from . import render
-from .compare import compare
-from .constants import constant_sites, varying_constants
+from .analysis.compare import compare
+from .analysis.constants import constant_sites, varying_constants
 from .errors import HlodiffError, HloSyntaxError
 from .render import json as render_json
 from .render import text as render_text
@@ -60,7 +60,7 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
     run's value. Exits 1 when some constant varies.
     """
     paths = [module_file(t) for t in targets]
-    from .parser import parse_file
+    from .syntax.parser import parse_file
     modules = [parse_file(p) for p in paths]
     if len(modules) == 1:
         sites = constant_sites(modules[0])
@@ -89,9 +89,11 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
 @click.option("--no-cache", is_flag=True,
               help="Diff again even if these exact files were diffed before.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on stderr.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Say on stderr why a cached answer was not used.")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN)
 def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_code: bool,
-         no_cache: bool, quiet: bool, fmt: str) -> int:
+         no_cache: bool, quiet: bool, verbose: bool, fmt: str) -> int:
     """Explain why A and B do not share a compiled executable.
 
     A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
@@ -100,7 +102,7 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     (or, for a rename, 9) arguments git passes to an external diff; under
     git it exits 0 unless --exit-code is given.
     """
-    from .gitdiff import diff_request
+    from .integrations.gitdiff import diff_request
     request = diff_request(paths, os.environ)
     lenient = request.under_git and not exit_code
     if request.a is None or request.b is None:
@@ -109,7 +111,8 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         return EXIT_SAME if lenient else EXIT_DIFFERENT
     with render_text.status(quiet) as say:
         report = compare(request.a, request.b, select=select, all=all_modules,
-                         cache=not no_cache, step=say)
+                         cache=not no_cache, step=say,
+                         say=_stderr if verbose else lambda _: None)
     if fmt == render.Format.JSON.value:
         render_json.dump(report_document(report), sys.stdout)
     elif fmt == render.Format.MARKDOWN.value:
@@ -155,8 +158,8 @@ def canon(target: Path, metadata: bool) -> None:
     Renumbered instructions and computations print the same, so as git's
     textconv (`hlodiff git-setup`) a renumber-only change shows no diff.
     """
-    from .canon import View, canonical_text
-    from .parser import parse_file
+    from .integrations.canon import View, canonical_text
+    from .syntax.parser import parse_file
     module = parse_file(module_file(target))
     sys.stdout.write(canonical_text(module, View(metadata=metadata)))
 
@@ -166,7 +169,7 @@ def canon(target: Path, metadata: bool) -> None:
               help="Write the settings into this repository's .git/config and .gitattributes.")
 def git_setup(apply_: bool) -> None:
     """Print (or --apply) the git settings that diff HLO files through hlodiff."""
-    from .gitdiff import apply_settings, git_settings
+    from .integrations.gitdiff import apply_settings, git_settings
     settings = git_settings()
     root = apply_settings(settings, Path.cwd()) if apply_ else None
     render_text.git_setup(settings, applied_to=root)
@@ -185,7 +188,7 @@ def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
     parameter shapes, every constant with its origin and the module text
     itself, so a later change is explained without the old dump.
     """
-    from .baseline import record, write
+    from .integrations.baseline import record, write
     from .dumps import load_dump
     document = record(load_dump(dump_dir), all=all_modules)
     write(document, output)
@@ -205,7 +208,7 @@ def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str) -> int:
     Exits 0 when unchanged, 1 with the explanation `hlodiff diff` gives
     when it changed, 2 on error. --update rewrites the baseline (exit 0).
     """
-    from .baseline import check as check_dump, read, record, write
+    from .integrations.baseline import check as check_dump, read, record, write
     from .dumps import load_dump
     from .render import github
     result = check_dump(baseline_file, dump_dir)
@@ -240,7 +243,7 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
     and Graphcore logs. The first compilation of a program is its warm-up.
     Exits 1 when some program recompiled.
     """
-    from .compile_log import scan, summarise
+    from .integrations.compile_log import scan, summarise
     from .dumps import load_dump
     summaries = summarise(scan(list(files)), load_dump(dump_dir) if dump_dir else None)
     if fmt == render.Format.JSON.value:
@@ -248,6 +251,10 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
     else:
         render_text.compile_log_table(summaries)
     return EXIT_DIFFERENT if any(s.recompilations for s in summaries) else EXIT_SAME
+
+
+def _stderr(message: str) -> None:
+    click.echo(f"hlodiff: {message}", err=True)
 
 
 def error_line(err: HlodiffError) -> str:

@@ -6,8 +6,10 @@ Positions in the file (``line``) do not take part in comparisons: the same
 program printed twice compares equal wherever its lines fall.
 
 Pieces that are costly to read and rarely needed (attribute values,
-literals, origins) are parsed on first access and cached; a syntax error in
-them is raised then, with its line and column in the file.
+literals, origins) are read on first access and cached; a syntax error in
+them is raised then, with its line and column in the file. The model does
+not read text itself: each object holds the ``Reader`` the parse layer
+made for its file (hlodiff/syntax/reader.py), and asks it.
 """
 
 from __future__ import annotations
@@ -15,9 +17,33 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Protocol
 
-from .errors import Source
+
+class Reader(Protocol):
+    """Reads, on first use, the pieces of one file that the parser left as text.
+
+    Made by the parse layer for each parsed file; every model object of
+    that file holds it. Errors are ``HloSyntaxError`` at the piece's place.
+    """
+
+    path: str | None
+
+    def attribute_value(self, attribute: Attribute) -> Any: ...
+
+    def attribute_offsets(self, tail_offset: int) -> tuple[int, ...]: ...
+
+    def metadata(self, attribute: Attribute) -> dict[str, Any]: ...
+
+    def literal(self, instruction: Instruction) -> Literal: ...
+
+    def computation_names(self, attribute: Attribute) -> list[str]: ...
+
+    def head(self, offset: int) -> tuple[str, tuple[str, ...]] | None: ...
+
+    def parameter_number(self, offset: int) -> int | None: ...
+
+    def instruction(self, offset: int, line: int) -> Instruction: ...
 
 
 class cached:
@@ -260,12 +286,11 @@ class Attribute:
     name: str
     text: str
     offset: int = field(default=-1, compare=False, repr=False)  # of the value, in the file
-    source: Source | None = field(default=None, compare=False, repr=False)
+    reader: Reader | None = field(default=None, compare=False, repr=False)
 
     @property
     def value(self) -> Any:
-        from .values import attribute_value
-        return attribute_value(self)
+        return self.reader.attribute_value(self)
 
 
 _CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
@@ -299,7 +324,7 @@ class Instruction:
     # until needed, then found again from where the attribute tail starts.
     attribute_offsets: tuple[int, ...] | None = field(default=(), compare=False, repr=False)
     tail_offset: int = field(default=-1, compare=False, repr=False)
-    source: Source | None = field(default=None, compare=False, repr=False)
+    reader: Reader | None = field(default=None, compare=False, repr=False)
     # An Instruction is read whole; an Unparsed one is kept as its line of text.
     unchanged: ClassVar[bool] = False
     maybe_parameter: ClassVar[bool] = True  # see Unparsed
@@ -317,12 +342,11 @@ class Instruction:
     @cached
     def attributes(self) -> tuple[Attribute, ...]:
         offsets = self.attribute_offsets
-        if offsets is None and self.source is not None and self.tail_offset >= 0:
-            from .lexer import attribute_offsets
-            offsets = attribute_offsets(self.source.text, self.tail_offset)
+        if offsets is None and self.reader is not None and self.tail_offset >= 0:
+            offsets = self.reader.attribute_offsets(self.tail_offset)
         if not offsets or len(offsets) != len(self.attribute_items):
             offsets = (-1,) * len(self.attribute_items)
-        return tuple(Attribute(name, text, offset, self.source)
+        return tuple(Attribute(name, text, offset, self.reader)
                      for (name, text), offset in zip(self.attribute_items, offsets))
 
     def attribute(self, name: str) -> Attribute | None:
@@ -337,16 +361,14 @@ class Instruction:
         attr = self.attribute("metadata")
         if attr is None:
             return {}
-        from .values import metadata_fields
-        return metadata_fields(attr)
+        return self.reader.metadata(attr)
 
     @cached
     def literal(self) -> Literal | None:
         """The value of a ``constant``; None for other opcodes."""
         if self.opcode != "constant":
             return None
-        from .values import parse_literal
-        return parse_literal(self.operand_text, self.shape, self.source, self.operand_offset)
+        return self.reader.literal(self)
 
     @cached
     def called_computations(self) -> tuple[str, ...]:
@@ -355,8 +377,8 @@ class Instruction:
         if not items or _CALL_ATTRIBUTES.isdisjoint(dict(items)):
             return ()  # most instructions: no attribute objects made, no grammar
         calls = [index for index, (name, _) in enumerate(items) if name in _CALL_ATTRIBUTES]
-        from .values import computation_names
-        return tuple(name for index in calls for name in computation_names(self.attributes[index]))
+        return tuple(name for index in calls
+                     for name in self.reader.computation_names(self.attributes[index]))
 
     @property
     def parameter_number(self) -> int | None:
@@ -366,7 +388,7 @@ class Instruction:
 
 
 class Unparsed:
-    """An instruction whose line the unchanged pass (hlodiff/unchanged.py)
+    """An instruction whose line the unchanged pass (hlodiff/syntax/unchanged.py)
     found byte for byte in the other run, under the same name: it cannot
     take part in any change, so it is kept as its line and read only if
     something asks.
@@ -377,16 +399,16 @@ class Unparsed:
     the whole instruction, with the parser's errors, and answers from it.
     """
 
-    __slots__ = ("name", "is_root", "maybe_parameter", "line", "source", "offset", "_head",
+    __slots__ = ("name", "is_root", "maybe_parameter", "line", "reader", "offset", "_head",
                  "_whole")
     unchanged = True
 
     def __init__(self, name: str, is_root: bool, maybe_parameter: bool, line: int,
-                 source: Source, offset: int):
+                 reader: Reader, offset: int):
         # maybe_parameter: False when the line cannot be a parameter, so that
         # listing a computation's parameters reads no other line.
         self.name, self.is_root, self.maybe_parameter, self.line = name, is_root, maybe_parameter, line
-        self.source, self.offset = source, offset  # offset: where the line starts in the file
+        self.reader, self.offset = reader, offset  # offset: where the line starts in the file
         self._head: tuple[str, tuple[str, ...]] | None = None
         self._whole: Instruction | None = None
 
@@ -399,24 +421,21 @@ class Unparsed:
         return (self._head or self._read_head())[1]
 
     def _read_head(self) -> tuple[str, tuple[str, ...]]:
-        from .parser import read_head
-        self._head = read_head(self.source, self.offset) or (self.whole.opcode, self.whole.operands)
+        self._head = self.reader.head(self.offset) or (self.whole.opcode, self.whole.operands)
         return self._head
 
     @property
     def parameter_number(self) -> int | None:
         if not self.maybe_parameter or self.opcode != "parameter":
             return None
-        from .lexer import head_at
-        head = head_at(self.source.text, self.offset)  # the one-line form read_head saw
-        return int(head[1]) if head is not None else self.whole.parameter_number
+        number = self.reader.parameter_number(self.offset)  # the one-line form head() saw
+        return number if number is not None else self.whole.parameter_number
 
     @property
     def whole(self) -> Instruction:
         """The instruction, read from its line."""
         if self._whole is None:
-            from .parser import read_instruction
-            self._whole = read_instruction(self.source, self.offset, self.line)
+            self._whole = self.reader.instruction(self.offset, self.line)
         return self._whole
 
     def __getattr__(self, attribute: str) -> Any:
@@ -460,7 +479,7 @@ class Computation:
 
 
 class UnchangedComputation(Computation):
-    """A computation the unchanged pass (hlodiff/unchanged.py) found line for
+    """A computation the unchanged pass (hlodiff/syntax/unchanged.py) found line for
     line in the other run: nothing in it can differ, so nothing is made of
     its lines until something asks for its instructions. Most computations
     of a big dump are such; the aligner and the differ never ask.

@@ -57,5 +57,10 @@ def corpus() -> Path:
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch):
-    """Each test gets an empty result cache of its own, never the user's."""
+    """Each test gets an empty cache and a signing key of its own, never the user's."""
     monkeypatch.setenv("HLODIFF_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    secret = tmp_path_factory.mktemp("secret")
+    secret.chmod(0o700)
+    monkeypatch.setenv("HLODIFF_SECRET_DIR", str(secret))
+    from hlodiff import cache
+    cache._signing_key.cache_clear()

@@ -6,7 +6,7 @@ from conftest import CORPUS, run_cli
 from test_git import renumbered
 
 from hlodiff import parse, parse_file
-from hlodiff.canon import View, canonical_text, fingerprints
+from hlodiff.integrations.canon import View, canonical_text, fingerprints
 
 MODULE = "module_0006.jit_train_step.before_optimizations.txt"
 

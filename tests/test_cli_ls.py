@@ -73,7 +73,7 @@ def test_ls_no_count_parses_nothing(tmp_path, monkeypatch):
 
     def no_parse(*_args, **_kwargs):
         raise AssertionError("parsed")
-    monkeypatch.setattr("hlodiff.parser.parse_file", no_parse)
+    monkeypatch.setattr("hlodiff.syntax.parser.parse_file", no_parse)
     doc = json.loads(run_cli("ls", "--no-count", "--format", "json", str(tmp_path)).stdout)
     assert [m["instructions"] for m in doc["modules"]] == [None, None, None]
 

@@ -10,7 +10,7 @@ import json
 
 from conftest import CORPUS, run_cli
 
-from hlodiff.compile_log import scan, summarise
+from hlodiff.integrations.compile_log import scan, summarise
 from hlodiff.dumps import load_dump
 
 LOGS = CORPUS / "logs"

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import hlodiff
-from hlodiff.printer import to_text
-from hlodiff.values import parse_shape
+from hlodiff.syntax.printer import to_text
+from hlodiff.syntax.values import parse_shape
 
 from conftest import CONFORMANCE
 
@@ -143,7 +143,7 @@ def _materialised_by_xla(module: hlodiff.Module) -> str | None:
         if any("(" in o or "#" in o for o in instruction.operands):
             return "nested or compact-GTE operands"
         if instruction.opcode.endswith(("-start", "-update", "-done")) \
-                and instruction.opcode not in hlodiff.opcodes.OPCODES:
+                and instruction.opcode not in hlodiff.syntax.opcodes.OPCODES:
             return "async syntax sugar"
         if instruction.opcode.startswith("async-") or any(
                 a.name in ("to_apply", "calls") and a.text.lstrip().startswith("{")

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from dump_trees import corpus_cases
-from hlodiff.compare import compare
+from hlodiff.analysis.compare import compare
 
 from conftest import CORPUS
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from hlodiff.compare import compare
+from hlodiff.analysis.compare import compare
 
 BASE = """HloModule jit_train_step, entry_computation_layout={(f32[16,8]{1,0})->f32[16,8]{1,0}}
 

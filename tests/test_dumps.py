@@ -11,7 +11,7 @@ import hlodiff
 from dump_trees import (TF_ATTRS, corpus_cases, hlo_text, jax_dump, snapshot, tf_dump, torch_dump,
                         write_tree)
 from conftest import CORPUS
-from hlodiff.dumps import (AFTER, BEFORE, HLO_TEXT, IN_PASS, PASS, UNKNOWN, classify, explain,
+from hlodiff.dumps import (AFTER, BEFORE, HLO_TEXT, IN_PASS, PASS, UNKNOWN, classify, explain_name as explain,
                            file_dump, human_size, list_dump, load_dump, normalise_program,
                            program_name)
 from hlodiff.errors import HlodiffError
@@ -224,7 +224,7 @@ def test_names_are_read_before_any_parse(tmp_path, monkeypatch):
 
     def no_parse(*_args, **_kwargs):
         raise AssertionError("parsed")
-    monkeypatch.setattr("hlodiff.parser.parse_file", no_parse)
+    monkeypatch.setattr("hlodiff.syntax.parser.parse_file", no_parse)
     dump = load_dump(tmp_path)
     assert dump.main_program().normalised == "jit_train_step"
     assert all(row.instructions is None for row in list_dump(dump, count=False).rows)
@@ -235,8 +235,8 @@ def test_names_are_read_before_any_parse(tmp_path, monkeypatch):
 def test_a_module_is_parsed_once(tmp_path, monkeypatch):
     jax_dump(tmp_path)
     calls = []
-    real = hlodiff.parser.parse_file
-    monkeypatch.setattr("hlodiff.parser.parse_file", lambda path: calls.append(path) or real(path))
+    real = hlodiff.syntax.parser.parse_file
+    monkeypatch.setattr("hlodiff.syntax.parser.parse_file", lambda path: calls.append(path) or real(path))
     main = load_dump(tmp_path).main_program()
     assert main.instruction_count == main.instruction_count == 41
     assert len(calls) == 1

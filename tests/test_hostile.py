@@ -193,7 +193,7 @@ def test_100000_nested_brackets(tmp_path: Path, good: Path, where: str) -> None:
 def test_nesting_up_to_the_limit_is_read(tmp_path: Path) -> None:
     """A rank-120 literal and 120 nested tuples stay well inside the limit and
     go through every command and renderer."""
-    from hlodiff.lexer import MAX_NESTING
+    from hlodiff.syntax.lexer import MAX_NESTING
     depth = MAX_NESTING - 8
     dims = ",".join(["1"] * depth)
     for value in (1, 2):

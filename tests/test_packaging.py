@@ -22,7 +22,7 @@ def test_wheel_ships_the_grammars_and_parses_from_outside_the_checkout(tmp_path)
     python = venv / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
                    check=True, capture_output=True)
-    probe = ("import hlodiff, hlodiff.grammar_files as g; "
+    probe = ("import hlodiff, hlodiff.syntax.grammars as g; "
              "print(g.grammar_dir()); "
              "print(hlodiff.parse('ENTRY e { ROOT c = f32[] constant(1) }').entry.root.opcode)")
     out = subprocess.run([str(python), "-c", probe], cwd=tmp_path, check=True,

@@ -10,7 +10,7 @@ from conftest import CORPUS
 from dump_trees import corpus_cases, hlo_text, jax_dump, tf_dump, torch_dump, write_tree
 from hlodiff.dumps import load_dump
 from hlodiff.errors import HlodiffError
-from hlodiff.pairing import (IDENTICAL, LARGEST, NAME, NAME_STRUCTURE, STRUCTURE, pair_dumps)
+from hlodiff.dumps.pairing import (IDENTICAL, LARGEST, NAME, NAME_STRUCTURE, STRUCTURE, pair_dumps)
 
 
 def runs(tmp_path: Path, make_a, make_b):

@@ -72,8 +72,8 @@ def test_syntax_error_names_line_and_column_with_a_caret():
 def test_the_entry_layout_of_a_real_dump_reads_as_the_shape_grammar_reads_it():
     # Read element by element (it holds a shape per parameter): the result
     # must be the grammar's, /*index=5*/ markers and all.
-    from hlodiff.grammar_files import lalr
-    from hlodiff.values import _SHAPE_BUILDER, parse_shape
+    from hlodiff.syntax.grammars import lalr
+    from hlodiff.syntax.values import _SHAPE_BUILDER, parse_shape
     path = CORPUS / "jax_learning_rate" / "run_a" / "module_0006.jit_train_step.cpu_after_optimizations.txt"
     layout = next(a for a in hlodiff.parse_file(path).header if a.name == "entry_computation_layout")
     parameters = layout.text[1:layout.text.rindex("->")].strip()
@@ -103,3 +103,28 @@ def test_an_empty_computation_is_an_error_at_its_closing_brace():
         hlodiff.parse("HloModule m\n\nENTRY e {\n}\n", path="m.hlo")
     assert (caught.value.path, caught.value.line, caught.value.column) == ("m.hlo", 4, 1)
     assert "a computation needs at least one instruction" in str(caught.value)
+
+
+def test_threads_parse_at_once_each_with_its_own_text():
+    # Every parse has its own scanner, builder and reader: instructions read
+    # lazily in one thread must come from that thread's text, never another's.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from conftest import CORPUS
+    paths = [next((CORPUS / case / "run_a").glob("*train_step.before_optimizations.txt"))
+             for case in ("jax_learning_rate", "jax_seed", "jax_batch_size", "jax_dtype")]
+    texts = [p.read_text() for p in paths]
+    alone = [hlodiff.parse(t) for t in texts]
+
+    def parse_and_read(index: int):
+        module = hlodiff.parse(texts[index % len(texts)])
+        literals = [i.literal.text for _, i in module.instructions() if i.opcode == "constant"]
+        readers = {i.reader.text is texts[index % len(texts)] for _, i in module.instructions()}
+        return index % len(texts), module, literals, readers
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for index, module, literals, readers in pool.map(parse_and_read, range(32)):
+            assert readers == {True}
+            assert module == alone[index]
+            assert literals == [i.literal.text for _, i in alone[index].instructions()
+                                if i.opcode == "constant"]

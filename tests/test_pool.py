@@ -1,4 +1,4 @@
-"""Reading many files on every core (hlodiff/pool.py) must give exactly what
+"""Reading many files on every core (hlodiff/dumps/pool.py) must give exactly what
 reading them one by one gives, errors included, and survive a dead worker."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from conftest import CORPUS, run_cli
-from hlodiff import pool
-from hlodiff.dumps import count_instructions, list_dump, load_dump
-from hlodiff.pairing import structure
+from hlodiff.dumps import pool
+from hlodiff.dumps.catalogue import count_instructions, list_dump, load_dump
+from hlodiff.dumps.pairing import structure
 
 READERS = {"instruction_count": count_instructions, "structure": structure}
 

@@ -14,9 +14,9 @@ import pytest
 import hlodiff
 from conftest import CORPUS
 from dump_trees import corpus_cases
-from hlodiff.compare import compare
-from hlodiff.opcodes import is_opcode
-from hlodiff.values import ELEMENT_TYPES
+from hlodiff.analysis.compare import compare
+from hlodiff.syntax.opcodes import is_opcode
+from hlodiff.syntax.values import ELEMENT_TYPES
 from hostile import copy_case, main_file
 
 CASES = [c.name for c in corpus_cases(CORPUS, with_truth=False)] if CORPUS.is_dir() else []

@@ -1,4 +1,4 @@
-"""The unchanged pass (hlodiff/unchanged.py) must change how fast a diff is,
+"""The unchanged pass (hlodiff/syntax/unchanged.py) must change how fast a diff is,
 never what it says.
 
 Real dumps are below the size where the pass switches on, so these tests
@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 from dump_trees import corpus_cases
-from hlodiff import unchanged
-from hlodiff.compare import compare
+from hlodiff.syntax import unchanged
+from hlodiff.analysis.compare import compare
 from hlodiff.errors import HloSyntaxError
 from hlodiff.model import UnchangedComputation, Unparsed
-from hlodiff.parser import parse, parse_file
+from hlodiff.syntax.parser import parse, parse_file
 from hlodiff.render.report import report_document
 
 from conftest import CORPUS

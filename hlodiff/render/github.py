@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from ..explain import Report
+from ..analysis.explain import Report
 from .report import describe, verdict_line
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from ..constants import ConstantSite
+from ..analysis.constants import ConstantSite
 from ..dumps import Listing
 from .records import constant_record, dump_file_record, listed_module_record
 

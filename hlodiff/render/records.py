@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..constants import ConstantSite, abbreviate
+from ..analysis.constants import ConstantSite, abbreviate
 from ..dumps import DumpFile, ListedModule
-from ..dumps import explain as explain_name
+from ..dumps import explain_name
 from ..model import Origin
 
 

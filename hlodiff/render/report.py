@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..explain import Finding, Report, Where
-from ..hashes import HASHES
+from ..analysis.explain import Finding, Report, Where
+from ..analysis.hashes import HASHES
 from .records import origin_record
 
 SCHEMA_VERSION = 1

@@ -14,9 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ..constants import ConstantSite, abbreviate
+from ..analysis.constants import ConstantSite, abbreviate
 from ..dumps import DumpFile, Listing, human_size
-from ..dumps import explain as explain_name
+from ..dumps import explain_name
 
 
 def console(stream: TextIO | None = None) -> Console:
@@ -231,7 +231,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     ``title`` (the path in the repository, under git) heads it, so several
     files in one ``git diff`` stay apart.
     """
-    from ..hashes import HASHES
+    from ..analysis.hashes import HASHES
     from .report import verdict_line
 
     out = console(stream)

@@ -27,8 +27,8 @@ from typing import Iterable
 
 from rapidfuzz.distance import Indel
 
-from .dumps import Dump, DumpModule
-from .errors import HlodiffError
+from .catalogue import Dump, DumpModule
+from ..errors import HlodiffError
 from .pool import read_files
 
 IDENTICAL = "identical"
@@ -111,8 +111,8 @@ def _size_ratio(a: int, b: int) -> float:
 def structure(path: Path) -> tuple[Counter[str], tuple[str, ...]]:
     """The opcode histogram of the module at ``path`` and its entry
     computation's opcodes: a ``Signature`` but for the size, read in a
-    worker where the dump is big (hlodiff/pool.py)."""
-    from .parser import parse_file
+    worker where the dump is big (hlodiff/dumps/pool.py)."""
+    from ..syntax.parser import parse_file
     module = parse_file(path)
     histogram = Counter(instruction.opcode for _, instruction in module.instructions())
     return histogram, tuple(i.opcode for i in module.entry.instructions[:SEQUENCE_LIMIT])

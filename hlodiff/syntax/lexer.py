@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from lark import Token
-from lark.lexer import Lexer
 
 from .opcodes import is_opcode
 
@@ -28,6 +28,22 @@ class ScanError(Exception):
         super().__init__(message)
         self.offset = offset
         self.message = message
+
+
+class InstructionPieces(NamedTuple):
+    """What the scanner cut one instruction into: texts and where they start."""
+
+    is_root: bool
+    shape: str | None  # the shape as printed, None when the text leaves it out
+    shape_at: int
+    opcode: str
+    operands: str  # the text between the parentheses after the opcode
+    operands_at: int
+    attributes: tuple[tuple[str, str], ...]  # (name, value text) in printed order
+    # Where each attribute value starts; None until an error message needs
+    # them (found again from ``tail_at``, where the attribute tail starts).
+    attribute_offsets: tuple[int, ...] | None
+    tail_at: int
 
 
 class PieceToken(Token):
@@ -81,11 +97,11 @@ _INSTRUCTION_HEAD = re.compile(r"""
 _STRING_BODY = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'  # unrolled: runs of plain characters at once
 _SIMPLE_VALUE = (rf"""(?:{_STRING_BODY}|\{{[^{{}}"\n/]*+(?:{_STRING_BODY}[^{{}}"\n/]*+)*+\}}"""
                  r"""|[^\s,{}()\[\]"'/]+)""")
-_FAST_INSTRUCTION = re.compile(rf"""
+_FAST_INSTRUCTION = re.compile(r"""
     [ \t\n]*+
     (?:(ROOT)[ \t]+)?
     %?([A-Za-z_][\w.\-]*)[ \t]*=[ \t]*
-    (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{{[0-9:][^{{}}\n]*\}})?)[ \t]+)?
+    (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?)[ \t]+)?
     ([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)
     ([^\n]*)
     """, re.X)
@@ -225,7 +241,7 @@ class HloScanner:
     def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
         # What the unchanged pass matched in the other run (see
-        # hlodiff/unchanged.py): runs of lines, by the offset of the newline
+        # hlodiff/syntax/unchanged.py): runs of lines, by the offset of the newline
         # before their first line, one UNCHANGED token each; and whole
         # computations, by the offset of their header, one
         # UNCHANGED_COMPUTATION token each. ``extra`` holds the run.
@@ -418,14 +434,12 @@ class HloScanner:
         # The offsets of attribute values are only needed for error messages:
         # None here means "scan again from the tail's start when asked".
         return PieceToken("INSTRUCTION", name, m.start(2), self._line_at(m.start(2)),
-                          (bool(root), shape, m.start(3), opcode, operands, m.start(5),
-                           tuple(items), None, m.start(6)))
+                          InstructionPieces(bool(root), shape, m.start(3), opcode, operands,
+                                            m.start(5), tuple(items), None, m.start(6)))
 
     def _instruction(self) -> Token:
-        """One INSTRUCTION token, the general way; its ``extra`` holds the pieces,
-        as text with offsets: (is_root, shape, shape offset, opcode, operands,
-        operands offset, attribute (name, value) pairs, value offsets, offset
-        of the attribute tail)."""
+        """One INSTRUCTION token, the general way; its ``extra`` holds the
+        ``InstructionPieces``."""
         text = self.text
         m = _INSTRUCTION_HEAD.match(text, self.pos)
         if m is not None and is_opcode(m.group(4)):
@@ -453,8 +467,8 @@ class HloScanner:
         items, offsets = self._attributes()
         self._check_instruction_end()
         return PieceToken("INSTRUCTION", name, name_at, self._line_at(name_at),
-                          (bool(root), shape, shape_at, opcode, text[start:end - 1], start,
-                           items, offsets, end))
+                          InstructionPieces(bool(root), shape, shape_at, opcode,
+                                            text[start:end - 1], start, items, offsets, end))
 
     def _instruction_head(self) -> tuple:
         """[ROOT] name = [shape], the slow way (comments, odd spacing, tuple shapes)."""
@@ -528,17 +542,3 @@ def attribute_offsets(text: str, tail: int) -> tuple[int, ...]:
     scanner = HloScanner(text)
     scanner.pos = tail
     return scanner._attributes()[1]
-
-
-class CoarseLexer(Lexer):
-    """Lark's hook for a custom lexer: delegates to ``HloScanner``."""
-
-    # Set by parse() for the text it is about to hand Lark, as Lark passes
-    # the lexer nothing but the text.
-    unchanged: dict | None = None
-
-    def __init__(self, lexer_conf):  # Lark passes its configuration; nothing to keep
-        pass
-
-    def lex(self, text: str) -> Iterator[Token]:  # Lark hands a custom lexer the text
-        return HloScanner(text, CoarseLexer.unchanged).tokens()

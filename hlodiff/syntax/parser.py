@@ -1,11 +1,12 @@
 """HLO text to a ``Module``: the public ``parse`` and ``parse_file``.
 
-grammar/hlo.lark describes the structure; hlodiff/lexer.py cuts the text
-into its coarse tokens; the ``_ModuleBuilder`` callbacks run inside Lark's
-LALR parser (``transformer=``), so model objects are built during the parse
-with no intermediate tree. Shapes and operand lists are read at once (each
-distinct shape only once); attribute values and literals when first used,
-or at once with ``strict=True``.
+grammar/hlo.lark describes the structure; hlodiff/syntax/lexer.py cuts the
+text into its coarse tokens, which are fed to Lark's LALR parser one by one;
+``_ModuleBuilder`` then turns the small tree into model objects. Every parse
+has its own scanner, builder and reader, so threads may parse at once.
+Shapes and operand lists are read at once (each distinct shape only once);
+attribute values and literals when first used (hlodiff/syntax/reader.py), or
+at once with ``strict=True``.
 """
 
 from __future__ import annotations
@@ -18,100 +19,51 @@ from pathlib import Path
 from lark import Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedInput
 
-from .errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
-from .grammar_files import lalr
-from .lexer import CoarseLexer, HloScanner, ScanError, head_at, shape_end, skip
-from .model import (Attribute, Computation, Instruction, Module, StackFrameTable,
-                    UnchangedComputation, Unparsed)
-from .values import (PieceError, check_attribute, parse_literal, parse_operands,
-                     parse_shape, parse_value)
-
-_NO_OPERAND_NAMES = frozenset({"parameter", "constant"})
-_PARAMETER_NUMBER = re.compile(r"[ \t]*[0-9]+[ \t]*")
-
-
-class _Failure(Exception):
-    """Carries a PieceError out of a Lark callback with the offset it applies to."""
-
-    def __init__(self, offset: int, message: str):
-        super().__init__(message)
-        self.offset = offset
-        self.message = message
+from ..errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
+from ..model import (Attribute, Computation, Instruction, Module, StackFrameTable,
+                     UnchangedComputation, Unparsed)
+from . import pieces
+from .grammars import lalr
+from .lexer import HloScanner, ScanError, shape_end, skip
+from .pieces import Failure
+from .reader import TextReader
+from .values import PieceError, check_attribute, parse_shape, parse_value
 
 
 @v_args(inline=True)
 class _ModuleBuilder(Transformer):
-    """Lark callbacks that build model objects as rules are reduced."""
+    """Turns the tree of one parse into model objects; one per parse."""
 
-    source: Source  # set by parse() before each run; Lark keeps one builder per parser
-
-    def _shape(self, token: Token | None):
-        if token is None:
-            return None
-        try:
-            return parse_shape(str(token))
-        except PieceError as err:
-            raise _Failure(token.start_pos + err.offset, err.message) from None
-
-    def _instruction(self, token: Token) -> Instruction:
-        is_root, shape_text, shape_at, opcode, text, operand_offset, items, offsets, tail = \
-            token.extra
-        if opcode in _NO_OPERAND_NAMES:
-            names = ()
-            if opcode == "parameter" and not _PARAMETER_NUMBER.fullmatch(text):
-                raise _Failure(operand_offset, "parameter(N) needs a parameter number N >= 0")
-        else:
-            try:
-                names = parse_operands(text)
-            except PieceError as err:
-                raise _Failure(operand_offset + err.offset, err.message) from None
-        if shape_text is None:
-            shape = None
-        else:
-            try:
-                shape = parse_shape(shape_text)
-            except PieceError as err:
-                raise _Failure(shape_at + err.offset, err.message) from None
-        return Instruction.built(
-            name=str(token), opcode=opcode, shape=shape, operands=names, attribute_items=items,
-            is_root=is_root, operand_text=text if not names else "", line=token.line,
-            operand_offset=operand_offset, attribute_offsets=offsets, tail_offset=tail,
-            source=self.source)
+    def __init__(self, reader: TextReader):
+        super().__init__()
+        self.reader = reader
 
     def computation(self, entry, name, signature, _lbrace, body, _rbrace, thread):
-        pieces = body.extra  # INSTRUCTION and UNCHANGED tokens (see HloScanner._body)
         tokens: list[Token | None] = []  # None for instructions left unparsed
         instructions: list[Instruction | Unparsed] = []
-        for piece in pieces:
+        for piece in body.extra:  # INSTRUCTION and UNCHANGED tokens (see HloScanner._body)
             if piece.type == "UNCHANGED":
-                unparsed = piece.extra.instructions(self.source, piece.line)
+                unparsed = piece.extra.instructions(self.reader, piece.line)
                 instructions += unparsed
                 tokens += [None] * len(unparsed)
             else:
-                instructions.append(self._instruction(piece))
+                instructions.append(pieces.instruction(piece, self.reader))
                 tokens.append(piece)
         _check_defined_before_use(name, tokens, instructions)
         roots = [i for i in instructions if i.is_root]
         if len(roots) > 1:
-            raise _Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
+            raise Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
         if signature is not None:
-            self._check_signature(signature)
+            _check_signature(signature)
         thread_name = None if thread is None else str(parse_value(str(thread)))
         return Computation(str(name), tuple(instructions), entry is not None, thread_name,
                            name.line, name.start_pos)
 
     def unchanged_computation(self, token: Token) -> UnchangedComputation:
-        skipped = token.extra  # see hlodiff/unchanged.py: the header is one line
+        skipped = token.extra  # see hlodiff/syntax/unchanged.py: the header is one line
         return UnchangedComputation(skipped.name,
-                                    partial(skipped.body.instructions, self.source, token.line + 1),
+                                    partial(skipped.body.instructions, self.reader, token.line + 1),
                                     skipped.is_entry, None, token.line, token.start_pos)
-
-    def _check_signature(self, signature: Token) -> None:
-        """The result shape after '->' must be a shape; parameter shapes too."""
-        text = str(signature)
-        arrow = text.rfind("->")
-        self._shape(Token("SHAPE", text[arrow + 2:].strip(), signature.start_pos + arrow + 2
-                          + (len(text[arrow + 2:]) - len(text[arrow + 2:].lstrip()))))
 
     def header(self, _kw, name, *attrs):
         return str(name), tuple(self._header_attribute(a) for a in attrs)
@@ -119,11 +71,11 @@ class _ModuleBuilder(Transformer):
     def _header_attribute(self, token: Token) -> Attribute:
         text = str(token)
         name, _, value = text.partition("=")
-        attribute = Attribute(name, value, token.start_pos + len(name) + 1, self.source)
+        attribute = Attribute(name, value, token.start_pos + len(name) + 1, self.reader)
         try:
             check_header_attribute(attribute)
         except PieceError as err:
-            raise _Failure(attribute.offset + err.offset, err.message) from None
+            raise Failure(attribute.offset + err.offset, err.message) from None
         return attribute
 
     def stack_frame_index(self, *items):
@@ -138,17 +90,23 @@ class _ModuleBuilder(Transformer):
     def start(self, header, frames, *computations):
         entries = [c for c in computations if c.is_entry]
         if len(entries) > 1:
-            raise _Failure(entries[1].offset,
-                           f"more than one ENTRY computation: {entries[0].name} and {entries[1].name}")
+            raise Failure(entries[1].offset,
+                          f"more than one ENTRY computation: {entries[0].name} and {entries[1].name}")
         if header is None:
             name = "module_" + (entries[0].name if entries else computations[-1].name)
             attrs = ()
         else:
             name, attrs = header
-        return Module(name, tuple(computations), attrs, frames, self.source.path)
+        return Module(name, tuple(computations), attrs, frames, self.reader.path)
 
 
-_MODULE_BUILDER = _ModuleBuilder()
+def _check_signature(signature: Token) -> None:
+    """The result shape after '->' must be a shape; parameter shapes too."""
+    text = str(signature)
+    arrow = text.rfind("->")
+    result = text[arrow + 2:]
+    pieces.shape_at(result.strip(), signature.start_pos + arrow + 2
+                    + (len(result) - len(result.lstrip())))
 
 
 def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
@@ -163,11 +121,11 @@ def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
             continue
         for operand in instruction.operands:
             if operand not in defined and "(" not in operand and "#" not in operand:
-                text, offset = token.extra[4], token.extra[5]
+                text, offset = token.extra.operands, token.extra.operands_at
                 m = re.search(rf"(?<![\w.\-]){re.escape(operand)}(?![\w.\-])", text)
-                raise _Failure(offset + (m.start() if m else 0),
-                               f'operand "{operand}" is not defined before this instruction'
-                               f" in computation {computation}")
+                raise Failure(offset + (m.start() if m else 0),
+                              f'operand "{operand}" is not defined before this instruction'
+                              f" in computation {computation}")
         defined.add(instruction.name)
 
 
@@ -183,14 +141,14 @@ def _frame_table(files, functions, locations, frames) -> StackFrameTable:
             try:
                 value = parse_value(text[key.end():])
             except PieceError as err:
-                raise _Failure(token.start_pos + key.end() + err.offset, err.message) from None
+                raise Failure(token.start_pos + key.end() + err.offset, err.message) from None
             if names is None and not isinstance(value, str):
-                raise _Failure(token.start_pos + key.end(), "expected a string")
+                raise Failure(token.start_pos + key.end(), "expected a string")
             if names is not None:
                 if not isinstance(value, dict) or \
                         not all(type(value.get(n, 0)) is int for n in names):
-                    raise _Failure(token.start_pos + key.end(),
-                                   "expected {" + " ".join(f"{n}=N" for n in names) + "}")
+                    raise Failure(token.start_pos + key.end(),
+                                  "expected {" + " ".join(f"{n}=N" for n in names) + "}")
                 value = tuple(value.get(n, 0) for n in names)
             yield int(key.group(1)), value
 
@@ -250,9 +208,9 @@ def _check_alias_table(name: str, text: str) -> None:
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")):
         raise PieceError(0, f"{name} must be a brace-enclosed list")
-    from .values import _split_operands
+    from .values import split_operands
     lead = text.index("{") + 1
-    for offset, entry in _split_operands(stripped[1:-1]) if stripped[1:-1].strip() else []:
+    for offset, entry in split_operands(stripped[1:-1]) if stripped[1:-1].strip() else []:
         at = lead + offset
         if name == "input_output_alias":
             m = _ALIAS_ENTRY.fullmatch(entry)
@@ -287,23 +245,22 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
     raised here. Errors are ``HloSyntaxError`` with path, line and column.
 
     ``unchanged`` holds the runs of lines the unchanged pass matched in
-    another run (hlodiff/unchanged.py, which computes the offsets from this
-    very text): they become ``Unparsed`` instructions.
+    another run (hlodiff/syntax/unchanged.py, which computes the offsets from
+    this very text): they become ``Unparsed`` instructions.
     """
     if "\r" in text:
         if unchanged:
             raise ValueError("unchanged runs are offsets into text with \\n line ends")
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    parser = lalr("hlo", lexer=CoarseLexer, transformer=_MODULE_BUILDER)
-    _MODULE_BUILDER.source = Source(text, path)
-    CoarseLexer.unchanged = unchanged
+    reader = TextReader(Source(text, path))
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the parse allocates millions of objects and frees none
     try:
-        module = parser.parse(text)
+        tree = _feed(HloScanner(text, unchanged).tokens())
+        module = _ModuleBuilder(reader).transform(tree)
     except ScanError as err:
         raise _scan_error(text, err, path) from None
-    except _Failure as err:
+    except Failure as err:
         raise _failure_error(text, err, path) from None
     except UnexpectedInput as err:
         raise _unexpected(text, err, path) from None
@@ -311,11 +268,10 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
         inner = getattr(err, "orig_exc", None)
         if isinstance(inner, ScanError):
             raise _scan_error(text, inner, path) from None
-        if isinstance(inner, _Failure):
+        if isinstance(inner, Failure):
             raise _failure_error(text, inner, path) from None
         raise HloSyntaxError(str(err), path=path) from None
     finally:
-        CoarseLexer.unchanged = None
         if gc_was_enabled:
             gc.enable()
     if strict:
@@ -323,34 +279,13 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
     return module
 
 
-def read_instruction(source: Source, offset: int, line: int) -> Instruction:
-    """The instruction at ``offset`` (line ``line``) of ``source``, read on
-    its own: how an ``Unparsed`` instruction is read when it is asked for."""
-    scanner = HloScanner(source.text)
-    scanner.pos, scanner.line, scanner._line_pos = offset, line, offset
-    builder = _ModuleBuilder()
-    builder.source = source
-    try:
-        return builder._instruction(scanner.instruction())
-    except ScanError as err:
-        raise _scan_error(source.text, err, source.path) from None
-    except _Failure as err:
-        raise _failure_error(source.text, err, source.path) from None
-
-
-def read_head(source: Source, offset: int) -> tuple[str, tuple[str, ...]] | None:
-    """(opcode, operand names) of the instruction at ``offset``, read with one
-    regular expression when it has the common one-line form; else None."""
-    head = head_at(source.text, offset)
-    if head is None:
-        return None
-    opcode, operands = head
-    if opcode in _NO_OPERAND_NAMES:
-        return opcode, ()
-    try:
-        return opcode, parse_operands(operands)
-    except PieceError:
-        return None
+def _feed(tokens):
+    """The tree grammar/hlo.lark gives the scanner's tokens (a handful per computation)."""
+    interactive = lalr("hlo").parse_interactive()
+    last = None
+    for last in tokens:
+        interactive.feed_token(last)
+    return interactive.feed_eof(last)
 
 
 # Files that are often handed over by mistake: the JAX dump folder holds
@@ -374,7 +309,7 @@ def _scan_error(text: str, err: ScanError, path: str | None) -> HloSyntaxError:
     return syntax_error_at(text, err.offset, err.message, path)
 
 
-def _failure_error(text: str, err: _Failure, path: str | None) -> HloSyntaxError:
+def _failure_error(text: str, err: Failure, path: str | None) -> HloSyntaxError:
     if err.offset < 0:
         return HloSyntaxError(err.message, path=path)
     return syntax_error_at(text, err.offset, err.message, path)
@@ -397,8 +332,7 @@ def check(module: Module) -> None:
         for attribute in instruction.attributes:
             check_attribute(attribute)
         if instruction.opcode == "constant":
-            parse_literal(instruction.operand_text, instruction.shape, instruction.source,
-                          instruction.operand_offset)
+            instruction.literal
 
 
 def read_text(path: str | Path) -> str:

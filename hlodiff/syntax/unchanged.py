@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import add, eq
 
-from .errors import Source
-from .model import Module, Unparsed
+from ..model import Module, Unparsed
 from .parser import parse
+from .reader import TextReader as Reader
 
 # Below this (both texts together) parsing everything is quick anyway, and
 # every line is checked for syntax.
@@ -68,14 +68,14 @@ class Run:
     start: int  # where the first line starts
     end: int  # the newline that ends the last line
 
-    def instructions(self, source: Source, line: int) -> list[Unparsed]:
+    def instructions(self, reader: Reader, line: int) -> list[Unparsed]:
         """Its lines as instructions; ``line`` is the number of the first."""
-        texts = source.text[self.start:self.end].split("\n")
+        texts = reader.text[self.start:self.end].split("\n")
         names = _names(texts)
         roots = map(str.startswith, texts, repeat("  ROOT"))
         parameters = map(str.__contains__, texts, repeat(" parameter("))
         lines = range(line, line + len(texts))
-        return list(map(Unparsed, names, roots, parameters, lines, repeat(source),
+        return list(map(Unparsed, names, roots, parameters, lines, repeat(reader),
                         _starts(texts, self.start)))
 
 

@@ -13,7 +13,6 @@ who know where the piece sits in the file turn it into an HloSyntaxError.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,10 +21,10 @@ from typing import Any
 from lark import Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedInput
 
-from .errors import HloSyntaxError, Source
-from .grammar_files import lalr
+from ..errors import HloSyntaxError, Source
+from .grammars import lalr
 from .lexer import MAX_NESTING
-from .model import Attribute, Layout, Literal, Shape
+from ..model import Attribute, Layout, Literal, Shape
 
 ELEMENT_TYPES = frozenset("""
 pred s1 s2 s4 s8 s16 s32 s64 u1 u2 u4 u8 u16 u32 u64 f16 bf16 f32 f64
@@ -285,24 +284,21 @@ def parse_value(text: str) -> Any:
         raise _lark_error(exc, "value") from None
 
 
-def _raise_in(source: Source | None, base: int, err: PieceError, fallback: str) -> None:
-    if source is not None and base >= 0:
-        raise source.error(base + err.offset, err.message) from None
-    raise HloSyntaxError(f"{fallback}: {err.message}") from None
-
 
 def attribute_value(attr: Attribute) -> Any:
     """The parsed value of an attribute (plain Python data)."""
+    if attr.reader is not None:
+        return attr.reader.attribute_value(attr)
     try:
         return parse_value(attr.text)
     except PieceError as err:
-        _raise_in(attr.source, attr.offset, err, f"attribute {attr.name}")
+        raise HloSyntaxError(f"attribute {attr.name}: {err.message}") from None
 
 
 def attribute_error(attr: Attribute, message: str) -> HloSyntaxError:
-    source = attr.source
-    if source is not None and attr.offset >= 0:
-        return source.error(attr.offset, message)
+    reader = attr.reader
+    if reader is not None and attr.offset >= 0:
+        return reader.error(attr.offset, message)
     return HloSyntaxError(f"attribute {attr.name}: {message}")
 
 
@@ -405,10 +401,10 @@ def parse_operands(text: str) -> tuple[str, ...]:
         return tuple(_OPERAND_NAMES.findall(text))
     if not text.strip():
         return ()
-    return tuple(_operand_name(item) for item in _split_operands(text))
+    return tuple(_operand_name(item) for item in split_operands(text))
 
 
-def _split_operands(text: str) -> list[tuple[int, str]]:
+def split_operands(text: str) -> list[tuple[int, str]]:
     """Top-level comma split of an operand list, with each item's offset."""
     from .lexer import ScanError, balanced_end
     items, depth_start, i, n = [], 0, 0, len(text)
@@ -464,7 +460,9 @@ def parse_literal(text: str, shape: Shape | None, source: Source | None = None,
     try:
         return _literal(text, shape)
     except PieceError as err:
-        _raise_in(source, offset, err, "constant")
+        if source is not None and offset >= 0:
+            raise source.error(offset + err.offset, err.message) from None
+        raise HloSyntaxError(f"constant: {err.message}") from None
 
 
 def _literal(text: str, shape: Shape | None) -> Literal:
@@ -477,7 +475,7 @@ def _literal(text: str, shape: Shape | None) -> Literal:
         if not isinstance(value, tuple) or len(value) != len(shape.tuple_shapes):
             raise PieceError(0, f"tuple literal does not match shape {shape}")
         parts = []
-        for part, part_shape in zip(_split_operands(stripped[1:-1]), shape.tuple_shapes):
+        for part, part_shape in zip(split_operands(stripped[1:-1]), shape.tuple_shapes):
             parts.append(_literal(part[1], part_shape))
         return Literal(stripped, parts=tuple(parts))
     elements = _dense_array_elements(text, shape)

@@ -29,10 +29,10 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from .diff import _all_zero_or_one  # the same "all 0 / all 1" test the hash rules use
-from .dumps import normalise_program
-from .hashes import _ESSENTIAL_INTEGER_LIMIT, _INTEGER_TYPES, HASHES
-from .model import Computation, Instruction, Module
+from ..analysis.diff import _all_zero_or_one  # the same "all 0 / all 1" test the hash rules use
+from ..dumps import normalise_program
+from ..analysis.hashes import _ESSENTIAL_INTEGER_LIMIT, _INTEGER_TYPES, HASHES
+from ..model import Computation, Instruction, Module
 
 _CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
                               "true_computation", "false_computation", "branch_computations",

@@ -16,7 +16,7 @@ the trace changes. Matching is by structure, cheapest evidence first:
 5. fuzzy: rapidfuzz similarity of instruction signatures within an opcode
    bucket, for whatever is left (a few hundred at most).
 
-Before all of these, what the unchanged pass (hlodiff/unchanged.py) paired
+Before all of these, what the unchanged pass (hlodiff/syntax/unchanged.py) paired
 by name and text is taken as given (a ``Seed``): on big dumps that is
 nearly everything, and those instructions are never looked at again.
 
@@ -32,8 +32,8 @@ from typing import ClassVar
 
 from rapidfuzz import fuzz, process
 
-from .model import Computation, Instruction, Module, cached
-from .unchanged import Seed
+from ..model import Computation, Instruction, Module, cached
+from ..syntax.unchanged import Seed
 
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped

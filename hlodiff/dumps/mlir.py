@@ -13,7 +13,7 @@ import re
 import struct
 from pathlib import Path
 
-from .model import Shape
+from ..model import Shape
 
 _CONSTANT = re.compile(r"""stablehlo\.constant\s+dense<("0x[0-9A-Fa-f]*"|[^>]*)>\s*:\s*tensor<([^>]*)>""")
 _MLIR_TYPES = {"pred": "i1", "s8": "i8", "s16": "i16", "s32": "i32", "s64": "i64",

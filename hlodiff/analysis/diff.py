@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .constants import constant_origin, users_of
-from .model import Attribute, Instruction, Module, Origin, Shape, element_value
+from ..model import Attribute, Instruction, Module, Origin, Shape, element_value
 
 if TYPE_CHECKING:  # aligning is imported when a diff is computed, not to read a cached one
     from .align import Alignment, ComputationMatch
@@ -297,7 +297,7 @@ def _element_differences(old: tuple[str, ...], new: tuple[str, ...], limit: int 
         return ""
     differing = [i for i, (o, n) in enumerate(zip(old, new)) if o != n and not _same_number(o, n)]
     shown = ", ".join(f"[{i}]: {old[i]} -> {new[i]}" for i in differing[:limit])
-    more = f", ... " if len(differing) > limit else ""
+    more = ", ... " if len(differing) > limit else ""
     return f"{shown}{more} ({len(differing)} of {len(old)} elements differ)"
 
 

@@ -22,11 +22,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from .canon import fingerprints
-from .compare import compare_dumps
-from .constants import abbreviate, constant_sites
-from .dumps import AFTER, BEFORE, Dump, DumpModule, load_dump
-from .errors import HlodiffError
-from .explain import Report
+from ..analysis.compare import compare_dumps
+from ..analysis.constants import abbreviate, constant_sites
+from ..dumps import AFTER, BEFORE, Dump, DumpModule, load_dump
+from ..errors import HlodiffError
+from ..analysis.explain import Report
 
 SCHEMA_VERSION = 1
 # Files larger than this are stored zlib-compressed and base64-encoded.

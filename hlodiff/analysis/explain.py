@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .diff import Change
 from .hashes import HASHES, affects, verdicts
-from .model import Module, Origin, element_value
+from ..model import Module, Origin, element_value
 
 STAGES = ("before_optimizations", "after_optimizations")
 

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from .diff import Change, diff_modules
-from .dumps import AFTER, BEFORE, Dump, DumpModule, load_target
+from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from .explain import ModulePairing, Report, StageDiff, explain
-from .mlir_constants import describe_difference, mlir_type, read_constants
-from .model import Module, Origin
+from ..dumps.mlir import describe_difference, mlir_type, read_constants
+from ..model import Module, Origin
 
 if TYPE_CHECKING:
-    from .unchanged import Seed
+    from ..syntax.unchanged import Seed
 
 Step = Callable[[str], None]  # told what compare is about to do, for a progress display
 
@@ -30,24 +30,46 @@ def _quiet(_: str) -> None:
 
 
 def compare(a: str | Path, b: str | Path, *, select: str | None = None,
-            all: bool = False, cache: bool = False, step: Step = _quiet) -> Report:
+            all: bool = False, cache: bool = False, step: Step = _quiet,
+            say: Step = _quiet) -> Report:
     """Why the programs in ``a`` and ``b`` differ (see ``explain.Report``).
 
     With ``cache``, a diff of files already diffed once is read back from
-    the user's cache (see hlodiff/cache.py) instead of being redone.
+    the user's cache (see hlodiff/cache.py) instead of being redone; ``say``
+    hears why a cache entry was not used.
     """
     dump_a, dump_b = load_target(a), load_target(b)
     unpaired = Path(a).is_dir() and Path(b).is_dir()
     if not cache:
         return compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired, step=step)
-    from . import cache as results
-    entry = results.key([dump_a, dump_b], ("compare", select, all, unpaired))
-    report = results.load(entry)
-    if not isinstance(report, Report):
+    from .. import cache as results
+    named, by_content = _cache_inputs([dump_a, dump_b])
+    entry = results.key("compare", (select, all, unpaired), named, by_content)
+    report = results.load(entry, Report, say)
+    if report is None:
         report = compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired,
                                step=step)
         results.store(entry, report)
     return report
+
+
+# Files a diff reads: by content. Other files take part in pairing only: by name and size.
+_READ_BY_CONTENT = frozenset({HLO_TEXT, "module.mlir", "debug_options"})
+
+
+def _cache_inputs(dumps: list[Dump]) -> tuple[list[str], list[Path]]:
+    """What a diff of ``dumps`` depends on, as plain data for the cache key:
+    every file's name and size, and the files it reads, to hash by content."""
+    named: list[str] = []
+    by_content: list[Path] = []
+    for dump in dumps:
+        named.append("\0dump")
+        for file in sorted(dump.files, key=lambda f: f.relative):
+            read = file.kind in _READ_BY_CONTENT
+            named.append(f"{file.relative}\0{file.size}\0{int(read)}")
+            if read:
+                by_content.append(dump.root / file.relative)
+    return named, by_content
 
 
 def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all: bool = False,
@@ -57,7 +79,7 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     ``unpaired`` reports modules compiled in one run only; off when one
     side holds only the modules a caller chose to keep.
     """
-    from .pairing import pair_dumps
+    from ..dumps.pairing import pair_dumps
     pairing = pair_dumps(dump_a, dump_b, select=select, all=all)
     stages: list[StageDiff] = []
     extra: list[Change] = []
@@ -114,10 +136,10 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
 
 def _read_pair(a: DumpModule, b: DumpModule, stage: str | None) -> tuple[Module, Module, Seed]:
     """Both modules at ``stage``; on big files, what they share left unparsed
-    and paired already (see hlodiff/unchanged.py)."""
-    from . import unchanged
-    from .parser import read_text
-    from .unchanged import Seed, parse_pair
+    and paired already (see hlodiff/syntax/unchanged.py)."""
+    from ..syntax import unchanged
+    from ..syntax.parser import read_text
+    from ..syntax.unchanged import Seed, parse_pair
     ma, mb = a.parsed(stage), b.parsed(stage)
     if ma is not None or mb is not None:  # read whole already (to pair the modules)
         return a.module(stage), b.module(stage), Seed()

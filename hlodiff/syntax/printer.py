@@ -8,7 +8,7 @@ piece of a module it claims to model.
 
 from __future__ import annotations
 
-from .model import Computation, Instruction, Module, StackFrameTable
+from ..model import Computation, Instruction, Module, StackFrameTable
 
 
 def to_text(module: Module) -> str:

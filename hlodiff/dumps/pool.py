@@ -1,15 +1,15 @@
 """Reading many HLO files at once, in worker processes, where it pays.
 
 A dump holds a module per compilation. ``hlodiff ls`` counts the
-instructions of each (hlodiff/dumps.py), and pairing two runs by structure
-reads an opcode histogram of each (hlodiff/pairing.py). Those answers are
+instructions of each (hlodiff/dumps/catalogue.py), and pairing two runs by structure
+reads an opcode histogram of each (hlodiff/dumps/pairing.py). Those answers are
 small plain data, so, unlike a parsed
 module (whose unpickling costs half a parse: see bench/README.md), they come
 back from another process for nothing. With more than one core and at least
 ``MIN_BYTES`` to read, the files are shared out, largest first, between this
 process and up to cores - 1 workers; otherwise they are read here.
 
-Workers are fresh ``python -m hlodiff.pool`` processes fed through pipes,
+Workers are fresh ``python -m hlodiff.dumps.pool`` processes fed through pipes,
 not ``multiprocessing`` children: those either fork this process (unsafe
 while a progress display runs a thread) or run the caller's main module
 again (a script without an ``if __name__ == "__main__"`` guard would start
@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import HlodiffError
+from ..errors import HlodiffError
 
 MIN_BYTES = 4_000_000  # about half a second of parsing: a worker starts in a third of that
 
@@ -86,11 +86,11 @@ def _read(reader: Reader, path: Path) -> Outcome:
 
 
 def _start(reader: Reader, paths: list[Path]) -> subprocess.Popen | None:
-    package_root = str(Path(__file__).resolve().parent.parent)  # this hlodiff, not another
+    package_root = str(Path(__file__).resolve().parents[2])  # this hlodiff, not another
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
     try:
-        worker = subprocess.Popen([sys.executable, "-m", "hlodiff.pool"], stdin=subprocess.PIPE,
+        worker = subprocess.Popen([sys.executable, "-m", "hlodiff.dumps.pool"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         name = f"{reader.__module__}:{reader.__qualname__}"
         pickle.dump((name, [str(p) for p in paths]), worker.stdin)  # a few paths: no deadlock

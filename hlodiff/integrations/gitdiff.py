@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from .errors import HlodiffError
+from ..errors import HlodiffError
 
 NULL = "/dev/null"
 

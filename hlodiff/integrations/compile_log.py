@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .dumps import Dump, normalise_program
-from .errors import HlodiffError
+from ..dumps import Dump, normalise_program
+from ..errors import HlodiffError
 
 _JAX_COMPILING = re.compile(r"Compiling (?:p?jit\((?P<fn>[^)]+)\)|(?P<bare>\S+)) (?:with|for)")
 _JAX_TRACING_MISS = re.compile(r"TRACING CACHE MISS at (?P<where>\S+)")

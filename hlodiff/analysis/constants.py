@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from .model import Computation, Instruction, Module, Origin
+from ..model import Computation, Instruction, Module, Origin
 
 # Users that only move or reshape a value: look through them for an origin.
 _PASS_THROUGH = frozenset({"broadcast", "reshape", "convert", "bitcast", "copy", "transpose",

@@ -1,0 +1,339 @@
+"""Dump directories: find the files, group them by module and stage, pick the main program.
+
+A dump holds a module per compilation and several files per module
+(hlodiff/dumps/naming.py reads their names). This module lists the files,
+groups them, and says which module a user most likely means, reading sizes
+first and parsing HLO only when a caller asks for a module.
+
+Nothing here writes into a dump directory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from ..errors import HlodiffError
+from ..model import Module
+from .naming import (AFTER, BEFORE, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile, ProgramName,
+                     FOLDER_FILES, settle_program, classify, program_name)
+
+
+# --- modules ----------------------------------------------------------------------
+
+def human_size(size: int) -> str:
+    """Bytes in SI units as people read them: ``1.2 MB``, ``40 kB``, ``312 B``."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
+    return f"{size} B"
+
+
+@dataclass(frozen=True)
+class DumpModule:
+    """Every file of one compiled module: one module id and program in one dump.
+
+    ``path`` is the HLO text a caller should read: before_optimizations
+    (the program as the user's code built it, where recompile causes show),
+    else after_optimizations, else the earliest pass snapshot. Parsing is
+    lazy and cached: ``module()`` reads a file on first use only.
+    """
+
+    module_id: int | None
+    program: str
+    timestamp: int | None
+    files: tuple[DumpFile, ...]
+    root: Path
+    _parsed: dict[str, Module] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def name(self) -> ProgramName:
+        return program_name(self.program)
+
+    @property
+    def normalised(self) -> str:
+        """The program name with run-dependent counters stripped."""
+        return self.name.normalised
+
+    @property
+    def hlo_files(self) -> tuple[DumpFile, ...]:
+        return tuple(f for f in self.files if f.is_hlo_text)
+
+    def stage_file(self, stage: str) -> DumpFile | None:
+        """The HLO text at BEFORE or AFTER, or None when it was not dumped."""
+        return next((f for f in self.hlo_files if f.stage is not None and f.stage.name == stage),
+                    None)
+
+    @property
+    def passes(self) -> tuple[DumpFile, ...]:
+        """HLO text snapshots between passes, in the order XLA took them."""
+        steps = [f for f in self.hlo_files
+                 if f.stage is not None and f.stage.name in (PASS, IN_PASS)]
+        return tuple(sorted(steps, key=lambda f: f.stage.step))
+
+    @property
+    def files_by_stage(self) -> dict[str, tuple[DumpFile, ...]]:
+        """Files grouped by stage label; files with no stage under ''."""
+        groups: dict[str, list[DumpFile]] = {}
+        for f in self.files:
+            groups.setdefault(f.stage.label if f.stage else "", []).append(f)
+        return {label: tuple(files) for label, files in groups.items()}
+
+    @property
+    def primary(self) -> DumpFile | None:
+        before, after = self.stage_file(BEFORE), self.stage_file(AFTER)
+        others = self.passes or self.hlo_files
+        return before or after or (others[0] if others else None)
+
+    @property
+    def path(self) -> Path | None:
+        primary = self.primary
+        return None if primary is None else self.root / primary.relative
+
+    @property
+    def size(self) -> int:
+        """Bytes of HLO text of ``path``: a cheap measure of how big the program is."""
+        primary = self.primary
+        return 0 if primary is None else primary.size
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """What was dumped, shortly: ("before", "after", "12 passes")."""
+        out = [short for short, stage in (("before", BEFORE), ("after", AFTER))
+               if self.stage_file(stage)]
+        if self.passes:
+            out.append(f"{len(self.passes)} pass" + ("es" if len(self.passes) > 1 else ""))
+        return tuple(out)
+
+    def file(self, stage: str | None = None) -> DumpFile:
+        """The HLO text file at ``stage`` (BEFORE or AFTER), by default ``path``'s."""
+        file = self.primary if stage is None else self.stage_file(stage)
+        if file is None:
+            raise HlodiffError(f"{self.root}: module {self.label} has no "
+                               f"{stage or 'HLO text'} file")
+        return file
+
+    def module(self, stage: str | None = None) -> Module:
+        """The parsed HLO at ``stage`` (BEFORE or AFTER), by default of ``path``."""
+        file = self.file(stage)
+        if file.relative not in self._parsed:
+            from ..syntax.parser import parse_file
+            self._parsed[file.relative] = parse_file(self.root / file.relative)
+        return self._parsed[file.relative]
+
+    def parsed(self, stage: str | None = None) -> Module | None:
+        """The module at ``stage`` if it was parsed already, else None."""
+        return self._parsed.get(self.file(stage).relative)
+
+    @property
+    def instruction_count(self) -> int:
+        """Instructions in ``path`` (parses it on first use)."""
+        return self.module().instruction_count
+
+    @property
+    def label(self) -> str:
+        """``module_0028.jit_train_step`` as users see it in file names."""
+        number = "?" if self.module_id is None else f"{self.module_id:04d}"
+        return f"module_{number}" + (f".{self.program}" if self.program else "")
+
+
+@dataclass(frozen=True)
+class MainProgram:
+    """The module a user most likely means, and why it was picked."""
+
+    module: DumpModule
+    reason: str
+
+
+@dataclass(frozen=True)
+class Dump:
+    """A dump directory (or one HLO file) read by name: its files and modules.
+
+    ``modules`` are ordered by module id; ``unknown`` are files whose names
+    XLA does not write, kept so a listing can show them.
+    """
+
+    root: Path
+    files: tuple[DumpFile, ...]
+    modules: tuple[DumpModule, ...]
+
+    @property
+    def unknown(self) -> tuple[DumpFile, ...]:
+        return tuple(f for f in self.files if f.kind == UNKNOWN)
+
+    @cached_property
+    def main(self) -> MainProgram:
+        """The largest module, as the Graphcore guide advises for finding the model.
+
+        Side programs (an initialiser, a dtype cast, a PRNG seed) are small;
+        the training or inference step dwarfs them. Sizes compare
+        before_optimizations text where a module has it.
+        """
+        candidates = [m for m in self.modules if m.primary is not None]
+        ranked = sorted(candidates, key=lambda m: (m.stage_file(BEFORE) is not None, m.size),
+                        reverse=True)
+        best = ranked[0]
+        what = best.primary.stage.name if best.primary.stage else "HLO"
+        what = "pass snapshot" if what in (PASS, IN_PASS) else what
+        reason = f"largest {what} text: {human_size(best.size)}"
+        if len(ranked) == 1:
+            return MainProgram(best, f"the only module with HLO text ({human_size(best.size)})")
+        runner_up = ranked[1]
+        tie = " (a tie: the first compiled was chosen)" if runner_up.size == best.size else ""
+        return MainProgram(best, f"{reason}, next {runner_up.normalised or runner_up.label} "
+                                 f"{human_size(runner_up.size)}{tie}")
+
+    def main_program(self) -> DumpModule:
+        """The module a user most likely means (see ``main``)."""
+        return self.main.module
+
+    @property
+    def main_reason(self) -> str:
+        return self.main.reason
+
+
+def _walk(root: Path) -> Iterator[tuple[str, int]]:
+    """(path relative to root, size) of every file under root.
+
+    Symlinked folders are not entered: XLA never writes links, and one can
+    point anywhere, even back at a parent (a loop).
+    """
+    pending = [""]
+    while pending:
+        relative = pending.pop()
+        try:
+            entries = sorted(os.scandir(root / relative), key=lambda e: e.name)
+        except OSError as err:
+            if not relative:
+                raise HlodiffError(f"{root}: cannot read: {err.strerror}") from None
+            continue
+        for entry in entries:
+            inner = f"{relative}/{entry.name}" if relative else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(inner)
+                elif entry.is_file():
+                    yield inner, entry.stat().st_size
+            except OSError:
+                continue  # vanished or dangling while we looked: not part of the dump
+
+
+def _group(files: Iterable[DumpFile], root: Path) -> tuple[DumpModule, ...]:
+    """Files of one module id and program together.
+
+    Not keyed by timestamp: XLA prefixes HLO files with it but writes
+    ``debug_options`` and the module folder without.
+    """
+    files = list(files)
+    known: dict[int, set[str]] = {}
+    for f in files:
+        if f.module_id is not None and (f.stage is not None or f.kind in FOLDER_FILES):
+            known.setdefault(f.module_id, set()).add(f.program)
+    groups: dict[tuple[int, str], list[DumpFile]] = {}
+    for f in files:
+        if f.module_id is None:
+            continue
+        if f.stage is None and f.kind not in FOLDER_FILES:
+            f = settle_program(f, known.get(f.module_id, set()))
+        groups.setdefault((f.module_id, f.program or ""), []).append(f)
+    return tuple(DumpModule(module_id, program,
+                            next((f.timestamp for f in members if f.timestamp), None),
+                            tuple(members), root)
+                 for (module_id, program), members in sorted(groups.items()))
+
+
+def _require_hlo(dump: Dump, what: str) -> Dump:
+    if not any(m.primary is not None for m in dump.modules):
+        raise HlodiffError(f"{dump.root}: no HLO text among {len(dump.files)} files {what}"
+                           " (expected names like module_0001.jit_f.before_optimizations.txt)")
+    return dump
+
+
+def load_dump(path: str | Path) -> Dump:
+    """Read a ``--xla_dump_to`` directory by file name (no HLO is parsed here).
+
+    Raises HlodiffError for a missing path, a file, an empty directory and
+    a directory with no HLO text. ``load_target`` also accepts one file.
+    """
+    root = Path(path)
+    if not root.exists():
+        raise HlodiffError(f"{root}: no such file or directory")
+    if not root.is_dir():
+        raise HlodiffError(f"{root}: not a directory (expected an --xla_dump_to directory)")
+    files = tuple(classify(relative, size) for relative, size in _walk(root))
+    if not files:
+        raise HlodiffError(f"{root}: empty directory (expected files written by "
+                           "XLA_FLAGS=--xla_dump_to)")
+    return _require_hlo(Dump(root, files, _group(files, root)), "in this directory")
+
+
+def file_dump(path: str | Path) -> Dump:
+    """One HLO text file seen as a dump of one module, for commands that take files too."""
+    path = Path(path)
+    if not path.exists():
+        raise HlodiffError(f"{path}: no such file or directory")
+    if path.is_dir():
+        raise HlodiffError(f"{path}: is a directory, expected an HLO text file")
+    file = classify(path.name, path.stat().st_size)
+    if file.kind != HLO_TEXT:
+        file = DumpFile(path.name, HLO_TEXT, program=path.name.split(".")[0], size=file.size)
+    module = DumpModule(file.module_id, file.program or "", file.timestamp, (file,), path.parent)
+    return Dump(path.parent, (file,), (module,))
+
+
+def load_target(path: str | Path) -> Dump:
+    """A dump directory, or a single HLO text file, as a Dump."""
+    path = Path(path)
+    return load_dump(path) if path.is_dir() else file_dump(path)
+
+
+# --- listing ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ListedModule:
+    """One row of ``hlodiff ls``: a module, its size and (when counted) instructions."""
+
+    module: DumpModule
+    is_main: bool
+    instructions: int | None = None
+    error: str | None = None  # why the instructions could not be counted
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What ``hlodiff ls`` shows: every module of a dump and which is the main program."""
+
+    dump: Dump
+    rows: tuple[ListedModule, ...]
+    main: MainProgram
+
+
+def count_instructions(path: Path) -> int:
+    """Instructions in the HLO text file at ``path``: a pool reader (hlodiff/dumps/pool.py)."""
+    from ..syntax.parser import parse_file
+    return parse_file(path).instruction_count
+
+
+def list_dump(dump: Dump, *, count: bool = True,
+              on_module: Callable[[DumpModule], None] | None = None) -> Listing:
+    """Rows for every module; with ``count`` each module's HLO is parsed once.
+
+    ``on_module`` is called after each module is read, for a progress bar.
+    A module that does not parse keeps its row with the error instead of a
+    count: one bad file must not hide the rest of a listing.
+    """
+    main = dump.main
+    counted = [m for m in dump.modules if count and m.primary is not None]
+    outcomes: dict[int, tuple] = {}
+    if counted:
+        from .pool import read_files  # big dumps: on every core
+        done = None if on_module is None else (lambda i: on_module(counted[i]))
+        answers = read_files(count_instructions, [m.path for m in counted], on_read=done)
+        outcomes = {id(m): outcome for m, outcome in zip(counted, answers)}
+    rows = [ListedModule(module, module is main.module, *outcomes.get(id(module), (None, None)))
+            for module in dump.modules]
+    return Listing(dump, tuple(rows), main)

@@ -1,0 +1,94 @@
+"""The ``Reader`` every model object of a parsed file holds (see hlodiff/model.py).
+
+The parser reads structure at once and leaves attribute values, literals and
+the lines the unchanged pass skipped as text with their offsets; a
+``TextReader`` reads them from the file's text when the model is first asked
+for them, and raises ``HloSyntaxError`` at their place in the file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import HloSyntaxError, Source, syntax_error_at
+from ..model import Attribute, Instruction, Literal
+from . import pieces
+from .lexer import HloScanner, ScanError, attribute_offsets, head_at
+from .values import (PieceError, computation_names, metadata_fields, parse_literal,
+                     parse_operands, parse_value)
+
+
+class TextReader:
+    """Reads the pieces of one file's text, on first use."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: Source):
+        self.source = source
+
+    @property
+    def path(self) -> str | None:
+        return self.source.path
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    def error(self, offset: int, message: str) -> HloSyntaxError:
+        return self.source.error(offset, message)
+
+    # -- what the model asks ------------------------------------------------------
+
+    def attribute_value(self, attribute: Attribute) -> Any:
+        try:
+            return parse_value(attribute.text)
+        except PieceError as err:
+            raise self._error_in(attribute.offset, err, f"attribute {attribute.name}") from None
+
+    def attribute_offsets(self, tail_offset: int) -> tuple[int, ...]:
+        return attribute_offsets(self.source.text, tail_offset)
+
+    def metadata(self, attribute: Attribute) -> dict[str, Any]:
+        return metadata_fields(attribute)
+
+    def literal(self, instruction: Instruction) -> Literal:
+        return parse_literal(instruction.operand_text, instruction.shape, self.source,
+                             instruction.operand_offset)
+
+    def computation_names(self, attribute: Attribute) -> list[str]:
+        return computation_names(attribute)
+
+    def head(self, offset: int) -> tuple[str, tuple[str, ...]] | None:
+        """(opcode, operand names) of the one-line instruction at ``offset``, read
+        with one regular expression when it has the common form; else None."""
+        head = head_at(self.source.text, offset)
+        if head is None:
+            return None
+        opcode, operands = head
+        if opcode in pieces.NO_OPERAND_NAMES:
+            return opcode, ()
+        try:
+            return opcode, parse_operands(operands)
+        except PieceError:
+            return None
+
+    def parameter_number(self, offset: int) -> int | None:
+        head = head_at(self.source.text, offset)
+        return int(head[1]) if head is not None else None
+
+    def instruction(self, offset: int, line: int) -> Instruction:
+        """The instruction at ``offset`` (line ``line``), read on its own."""
+        scanner = HloScanner(self.source.text)
+        scanner.pos, scanner.line, scanner._line_pos = offset, line, offset
+        try:
+            return pieces.instruction(scanner.instruction(), self)
+        except ScanError as err:
+            raise self.error(err.offset, err.message) from None
+        except pieces.Failure as err:
+            raise self.error(err.offset, err.message) from None
+
+    def _error_in(self, base: int, err: PieceError, fallback: str) -> HloSyntaxError:
+        if base >= 0:
+            return syntax_error_at(self.source.text, base + err.offset, err.message,
+                                   self.source.path)
+        return HloSyntaxError(f"{fallback}: {err.message}", path=self.source.path)
