@@ -335,6 +335,12 @@ OBS_ENV = {
     "JAX_COMPILATION_CACHE_DIR": CACHE_DIR,
     "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
     "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
+    # logs "Writing NAME to persistent compilation cache with key KEY" and the
+    # hash of every component of the key (jax 0.10.2 prints these debug lines
+    # only when the "jax" logger has a level above DEBUG: JAX_LOGGING_LEVEL;
+    # each line then appears twice, once per handler)
+    "JAX_DEBUG_LOG_MODULES": "jax._src.compilation_cache,jax._src.cache_key",
+    "JAX_LOGGING_LEVEL": "INFO",
 }
 
 
@@ -367,29 +373,62 @@ def compact(d):
 
 
 def parse_log(text):
+    """Per compilation, in log order: program name, executable fingerprint,
+    persistent-cache key and the hashes of the key's components."""
     import re
-    fps, vers, notes = {}, {}, []
-    for m in re.finditer(r"Fingerprint for executable (\S+): (\d*)", text):
-        fps.setdefault(m.group(1), []).append(m.group(2))
-    for m in re.finditer(r"^VERSIONS (.*)$", text, re.M):
-        vers = json.loads(m.group(1))
-    if "Fingerprinting executable is not supported" in text:
-        notes.append("the log says 'UNIMPLEMENTED: Fingerprinting executable is not "
-                     "supported.' (no Fingerprint line)")
-    return fps, vers, notes
+    compiles, fps, vers, notes, parts = [], {}, {}, [], {}
+    previous = None
+    for line in text.splitlines():
+        if line == previous:  # the same record through a second handler
+            continue
+        previous = line
+        m = re.search(r"Fingerprint for executable (\S+): (\d*)", line)
+        if m:
+            fps.setdefault(m.group(1), []).append(m.group(2))
+        m = re.search(r"get_cache_key hash of serialized (.+?): ([0-9a-f]+)$", line)
+        if m:
+            if m.group(1) == "computation":
+                parts = {}
+            parts[m.group(1)] = m.group(2)
+        m = re.search(r"Writing (\S+) to persistent compilation cache with key '?([^' ]+?)'?\.?$",
+                      line)
+        if m:
+            compiles.append({"program": m.group(1), "jax_cache_key": m.group(2),
+                             "jax_cache_key_components": parts})
+            parts = {}
+        if line.startswith("VERSIONS "):
+            vers = json.loads(line[len("VERSIONS "):])
+        if "Fingerprinting executable is not supported" in line and not notes:
+            notes.append("the log says 'UNIMPLEMENTED: Fingerprinting executable is not "
+                         "supported.' (no 'Fingerprint for executable' line)")
+    seen = {}
+    for c in compiles:
+        k = seen[c["program"]] = seen.get(c["program"], -1) + 1
+        f = fps.get(c["program"], [])
+        c["xla_executable_fingerprint"] = f[k] if k < len(f) else None
+    return compiles, vers, notes
 
 
 def cache_keys():
+    """{program: [key, ...]} from the file names in the cache directory."""
     keys = {}
     for f in sorted(os.listdir(CACHE_DIR)) if os.path.isdir(CACHE_DIR) else []:
-        key = f[:-len("-cache")] if f.endswith("-cache") else f
-        if key.endswith("-atime"):
+        if f.endswith("-atime"):
             continue
-        prog = key.rsplit("-", 1)[0]
-        keys.setdefault(prog, [])
-        if key not in keys[prog]:
-            keys[prog].append(key)
+        key = f[:-len("-cache")] if f.endswith("-cache") else f
+        keys.setdefault(key.rsplit("-", 1)[0], []).append(key)
     return keys
+
+
+def dump_modules(d, prog):
+    """module_NNNN.<prog> labels in the dump, in module-id order."""
+    import re
+    labels = set()
+    for f in os.listdir(d):
+        m = re.match(r"(module_\d+\.%s)\." % re.escape(prog), f)
+        if m:
+            labels.add(m.group(1))
+    return sorted(labels)
 
 
 def one_run(name, run_id, cfg, python, out, extra_env=None):
@@ -406,10 +445,12 @@ def one_run(name, run_id, cfg, python, out, extra_env=None):
         subprocess.run([python, os.path.abspath(__file__), "--run", CASES[name]["runner"],
                         json.dumps(cfg)], env=env, stdout=log, stderr=subprocess.STDOUT,
                        check=True)
-    text = open(log_path).read()
-    fps, vers, notes = parse_log(text)
-    return dict(log=log_path, fingerprints=fps, versions=vers, notes=notes,
-                cache_keys=cache_keys(), env={k: env[k] for k in OBS_ENV})
+    compiles, vers, notes = parse_log(open(log_path).read())
+    on_disk = {k for keys in cache_keys().values() for k in keys}
+    for c in compiles:
+        c["in_cache_dir"] = c["jax_cache_key"] in on_disk
+    return dict(log=log_path, compiles=compiles, versions=vers, notes=notes,
+                env={k: env[k] for k in OBS_ENV})
 
 
 def config(name, run_id):
@@ -420,30 +461,51 @@ def config(name, run_id):
     return cfg
 
 
-def observed_block(name, runs):
+def observed_block(name, runs, dumps):
     import datetime
     programs = {}
     for run_id, r in runs.items():
-        for prog in sorted(set(r["fingerprints"]) | set(r["cache_keys"])):
-            fp = r["fingerprints"].get(prog, [])
-            ck = r["cache_keys"].get(prog, [])
-            entry = {"xla_executable_fingerprint": fp[0] if len(fp) == 1 else (fp or None),
-                     "jax_cache_key": ck[0] if len(ck) == 1 else (ck or None)}
-            programs.setdefault(prog, {})["run_" + run_id] = entry
+        by_prog = {}
+        for c in r["compiles"]:
+            by_prog.setdefault(c["program"], []).append(c)
+        for prog, cs in by_prog.items():
+            mods = dump_modules(dumps[run_id], prog)
+            entries = []
+            for k, c in enumerate(cs):
+                e = {"module": mods[k] if k < len(mods) else None,
+                     "xla_executable_fingerprint": c["xla_executable_fingerprint"],
+                     "jax_cache_key": c["jax_cache_key"]}
+                if prog == MAIN:
+                    e["jax_cache_key_components"] = c["jax_cache_key_components"]
+                entries.append(e)
+            programs.setdefault(prog, {})["run_" + run_id] = (
+                entries[0] if len(entries) == 1 else entries)
     vers = {"run_" + k: r["versions"] for k, r in runs.items()}
     how = ("each run its own process with XLA_FLAGS=--xla_dump_to=DIR and %s; the cache "
-           "directory emptied before each run; fingerprints from the log lines "
-           "'Fingerprint for executable NAME: N' (py_executable.cc), cache keys from the "
-           "cache file names NAME-HASH[-cache]; versions %s; date %s"
+           "directory emptied before each run. Per compilation, in log order: the cache key "
+           "from jax's log line 'Writing NAME to persistent compilation cache with key KEY' "
+           "(every key also present as a cache file NAME-HASH[-cache]), the component hashes "
+           "from jax._src.cache_key's 'get_cache_key hash of serialized X: H' lines, the "
+           "executable fingerprint from XLA's 'Fingerprint for executable NAME: N' "
+           "(py_executable.cc; the k-th of a name paired with the k-th key; \"\" = printed "
+           "empty, null = not printed); 'module' is the k-th dump module of that name; "
+           "versions %s; date %s"
            % (" ".join("%s=%s" % kv for kv in sorted(runs["a"]["env"].items())),
               json.dumps(vers), datetime.date.today().isoformat()))
     main = programs.get(MAIN, {})
     changed = {}
     for what in ("xla_executable_fingerprint", "jax_cache_key"):
-        va = main.get("run_a", {}).get(what)
-        vb = main.get("run_b", {}).get(what)
+        va, vb = main.get("run_a"), main.get("run_b")
+        if not isinstance(va, dict) or not isinstance(vb, dict):
+            changed[what] = None
+            continue
+        va, vb = va.get(what), vb.get(what)
         changed[what] = None if va is None or vb is None else va != vb
     notes = sorted({n for r in runs.values() for n in r["notes"]})
+    missing = [c["jax_cache_key"] for r in runs.values() for c in r["compiles"]
+               if not c["in_cache_dir"]]
+    if missing:
+        notes.append("keys logged but absent from the cache dir: %s" % missing)
     out = {"how": how, "programs": programs, "main_program_changed": changed}
     if notes:
         out["log_notes"] = notes
@@ -453,15 +515,15 @@ def observed_block(name, runs):
 def make_pair(name):
     spec = CASES[name]
     case_dir = os.path.join(CORPUS, name)
-    runs = {}
+    runs, dumps = {}, {}
     for run_id in ("a", "b"):
-        out = os.path.join(case_dir, "run_" + run_id)
+        out = dumps[run_id] = os.path.join(case_dir, "run_" + run_id)
         python = spec.get("python", {}).get(run_id, JAX)
         runs[run_id] = one_run(name, run_id, config(name, run_id), python, out)
         prune(out, spec.get("keep_sidecars", False), spec.get("after_only", False))
         compact(out)
     subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
-    obs = observed_block(name, runs)
+    obs = observed_block(name, runs, dumps)
     save_observed(case_dir, obs)
 
 
@@ -499,7 +561,15 @@ def make_single(name):
     data = open(r["log"], "rb").read()
     with open(os.path.join(case_dir, "run.log"), "wb") as f:
         f.write(sanitize.sanitize_bytes(data, out))
-    print(json.dumps({"fingerprints": r["fingerprints"], "cache_keys": r["cache_keys"]}, indent=2))
+    comp = [dict(c, module=None) for c in r["compiles"]]
+    seen = {}
+    for c in comp:
+        k = seen[c["program"]] = seen.get(c["program"], -1) + 1
+        mods = dump_modules(out, c["program"])
+        c["module"] = mods[k] if k < len(mods) else None
+    with open(os.path.join(LOG_DIR, name + ".observed.json"), "w") as f:
+        json.dump(comp, f, indent=2)
+    print(json.dumps(comp, indent=2))
 
 
 def main(argv):
