@@ -438,6 +438,7 @@ def one_run(name, run_id, cfg, python, out, extra_env=None):
     env = dict(os.environ)
     env.update(OBS_ENV)
     env.update(extra_env or {})
+    env = {k: v for k, v in env.items() if v != ""}
     env["XLA_FLAGS"] = "--xla_dump_to=%s" % out
     os.makedirs(LOG_DIR, exist_ok=True)
     log_path = os.path.join(LOG_DIR, "%s_%s.log" % (name, run_id))
@@ -450,7 +451,7 @@ def one_run(name, run_id, cfg, python, out, extra_env=None):
     for c in compiles:
         c["in_cache_dir"] = c["jax_cache_key"] in on_disk
     return dict(log=log_path, compiles=compiles, versions=vers, notes=notes,
-                env={k: env[k] for k in OBS_ENV})
+                env={k: env[k] for k in OBS_ENV if k in env})
 
 
 def config(name, run_id):
@@ -553,8 +554,12 @@ def make_single(name):
     cfg = dict(DEFAULTS[spec["runner"]])
     cfg.update(spec["run"])
     out = os.path.join(case_dir, "run")
+    # the log is kept (run.log): JAX_LOG_COMPILES already logs each cache key
+    # ("Writing NAME to persistent compilation cache with key 'KEY'"), so the
+    # debug loggers (duplicated lines, "LEVEL:time:module:line:" prefixes) are off
     r = one_run(name, "run", cfg, JAX, out,
-                {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1"})
+                {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1",
+                 "JAX_DEBUG_LOG_MODULES": "", "JAX_LOGGING_LEVEL": ""})
     prune(out)
     compact(out)
     subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
