@@ -19,6 +19,13 @@ Textual checks only (stdlib; does not import hlodiff).  For each case:
     (StackFrames -> FileLocations; printed parent_frame_id is the parent id
     plus one, 1 = none) includes ``line=<n>`` (if op_name is null: anywhere);
   - ``source_file`` occurs as ``source_file="..."`` or in FileNames;
+* kind ``environment`` (the framework or library version changed between the
+  runs, not the program): ``old`` and ``new`` must each occur in the truth's
+  ``framework_version`` text and differ; op_name/source are not checked;
+* dumps with no ``*before_optimizations.txt`` at all (after-optimizations
+  only): the main module is the largest ``*after_optimizations.txt`` whose
+  name contains ``main_program``; causes must then name stage
+  after_optimizations, and the normalised comparison below uses that text;
 * controls (same_executable true): the main module texts (before
   optimizations) are equal after dropping metadata={...}, the FileNames /
   FunctionNames / FileLocations / StackFrames tables, the HloModule name and
@@ -31,6 +38,16 @@ Textual checks only (stdlib; does not import hlodiff).  For each case:
 * a case that lists no elided_constant cause must not contain an elided
   literal ``constant({...})`` in its main module (either stage): such a
   constant would make the pair undecidable from the HLO text.
+
+Single-run cases (``"kind": "single_run"``: one dump ``run/`` in which the
+main program was compiled several times, and the run's log ``run.log``) list
+``recompilations`` instead of causes: each names a ``module`` and the module
+it is compared ``against`` (file prefixes ``module_NNNN.<program>``; both
+must exist, hold main_program in their name and have a before- and an
+after-optimizations file), and one ``cause`` checked as above with
+``against`` in the role of run_a and ``module`` in the role of run_b.  The
+dump must hold exactly len(recompilations) + 1 modules of main_program, and
+run.log must exist.
 
 Prints ``ok CASE`` or ``FAIL CASE: why`` per case and ``N passed, M failed``;
 exits 1 if anything failed.
@@ -46,7 +63,7 @@ CORPUS = os.path.dirname(HERE)
 SKIP = {"gen", "xla-conformance"}
 KINDS = {"constant", "shape", "dtype", "opcode", "op_added", "op_removed", "attribute",
          "parameter", "constant_to_parameter", "parameter_to_constant", "metadata",
-         "elided_constant", "module_added", "module_removed"}
+         "elided_constant", "module_added", "module_removed", "environment"}
 
 
 class Fail(Exception):
@@ -59,6 +76,15 @@ def read(p):
 
 
 def main_files(run_dir, main_program):
+    """(before, after) of the main module; before is None in a dump that holds
+    after-optimizations files only (no *before_optimizations.txt at all)."""
+    if not glob.glob(os.path.join(run_dir, "*before_optimizations.txt")):
+        afters = [p for p in glob.glob(os.path.join(run_dir, "*after_optimizations.txt"))
+                  if main_program in os.path.basename(p)]
+        if not afters:
+            raise Fail("%s: no *after_optimizations.txt containing %r (and no "
+                       "before_optimizations files)" % (os.path.basename(run_dir), main_program))
+        return None, max(afters, key=os.path.getsize)
     cands = [p for p in glob.glob(os.path.join(run_dir, "*before_optimizations.txt"))
              if main_program in os.path.basename(p)]
     if not cands:
@@ -188,33 +214,9 @@ def normalise(text):
     return "\n".join(l.rstrip() for l in text.splitlines() if l.strip())
 
 
-def xla_flags(debug_options):
-    """The non-default XLA options of a .debug_options file, dump settings aside."""
-    return {line for line in debug_options.splitlines() if not line.startswith("xla_dump_")}
-
-
-def check_case(case_dir):
-    truth = json.load(open(os.path.join(case_dir, "truth.json")))
-    name = os.path.basename(case_dir)
-    if truth.get("case") != name:
-        raise Fail("truth case %r != directory %r" % (truth.get("case"), name))
-    for key in ("framework", "framework_version", "description", "same_executable",
-                "main_program", "causes", "notes"):
-        if key not in truth:
-            raise Fail("truth.json lacks %r" % key)
-    texts = {}
-    for r in ("run_a", "run_b"):
-        d = os.path.join(case_dir, r)
-        if not os.path.isdir(d):
-            raise Fail("%s missing" % r)
-        if not glob.glob(os.path.join(d, "*.txt")):
-            raise Fail("%s has no .txt files" % r)
-        before, after = main_files(d, truth["main_program"])
-        options = before.replace(".before_optimizations.txt", ".debug_options")
-        texts[r] = {"before": read(before), "after": read(after) if after else "",
-                    "debug_options": read(options) if os.path.exists(options) else ""}
-
-    for i, c in enumerate(truth["causes"]):
+def check_causes(causes, text_a, text_b, truth):
+    """Check causes: text_a/text_b map "before"/"after" to the two main texts."""
+    for i, c in enumerate(causes):
         kind = c.get("kind")
         if kind not in KINDS:
             raise Fail("cause %d: unknown kind %r" % (i, kind))
@@ -223,8 +225,19 @@ def check_case(case_dir):
                   "both": ["before", "after"]}.get(stage)
         if stages is None:
             raise Fail("cause %d: bad stage %r" % (i, stage))
+        if kind == "environment":
+            if not (c.get("old") and c.get("new") and c["old"] != c["new"]):
+                raise Fail("cause %d (environment): needs differing old and new" % i)
+            for side in ("old", "new"):
+                if c[side] not in truth.get("framework_version", ""):
+                    raise Fail("cause %d (environment): %s %r not in framework_version"
+                               % (i, side, c[side]))
+            continue
         for st in stages:
-            ta, tb = texts["run_a"][st], texts["run_b"][st]
+            if st == "before" and text_a["before"] is None:
+                raise Fail("cause %d: stage %s, but the dump has no before_optimizations "
+                           "files" % (i, stage))
+            ta, tb = text_a[st], text_b[st]
             if c.get("old") is not None and not value_ok(kind, ta, c["old"], "old"):
                 raise Fail("cause %d (%s): old %r not in run_a %s" % (i, kind, c["old"], st))
             if c.get("new") is not None and not value_ok(kind, tb, c["new"], "new"):
@@ -244,18 +257,109 @@ def check_case(case_dir):
                     raise Fail("cause %d: source_file %r not recorded (%s; saw %s)"
                                % (i, c["source_file"], st, sorted(fa | fb)))
 
+
+def main_texts(before, after):
+    """{"before", "after", "debug_options"} texts of a main module (before None
+    in an after-optimizations-only dump)."""
+    stem = re.sub(r"\.(?:[a-z]+_)?(?:before|after)_optimizations\.txt$", "",
+                  before or after)
+    options = stem + ".debug_options"
+    return {"before": read(before) if before else None,
+            "after": read(after) if after else "",
+            "debug_options": read(options) if os.path.exists(options) else ""}
+
+
+def xla_flags(debug_options):
+    """The non-default XLA options of a .debug_options file, dump settings aside."""
+    return {line for line in debug_options.splitlines() if not line.startswith("xla_dump_")}
+
+
+def module_files(run_dir, prefix):
+    """(before, after) files of the module whose file names start with prefix."""
+    before = os.path.join(run_dir, prefix + ".before_optimizations.txt")
+    afters = [p for p in glob.glob(os.path.join(run_dir, prefix + ".*after_optimizations.txt"))]
+    if not os.path.isfile(before) or not afters:
+        raise Fail("module %s: no before- and after-optimizations files" % prefix)
+    return before, max(afters, key=os.path.getsize)
+
+
+def check_single_run(case_dir, truth):
+    for key in ("framework", "framework_version", "description", "main_program",
+                "recompilations", "notes"):
+        if key not in truth:
+            raise Fail("truth.json lacks %r" % key)
+    d = os.path.join(case_dir, "run")
+    if not os.path.isdir(d):
+        raise Fail("run/ missing")
+    if not os.path.isfile(os.path.join(case_dir, "run.log")):
+        raise Fail("run.log missing")
+    prog = truth["main_program"]
+    mains = sorted({re.sub(r"\.(?:[a-z]+_)?(?:before|after)_optimizations\.txt$", "", f)
+                    for f in os.listdir(d)
+                    if f.endswith("before_optimizations.txt") and "." + prog + "." in f})
+    recs = truth["recompilations"]
+    if not recs:
+        raise Fail("no recompilations listed")
+    if len(mains) != len(recs) + 1:
+        raise Fail("dump holds %d modules of %s, truth lists %d recompilations"
+                   % (len(mains), prog, len(recs)))
+    for i, rec in enumerate(recs):
+        for side in ("module", "against"):
+            if "." + prog not in rec.get(side, ""):
+                raise Fail("recompilation %d: %s %r is not a %s module"
+                           % (i, side, rec.get(side), prog))
+        if rec["module"] == rec["against"]:
+            raise Fail("recompilation %d: module compared against itself" % i)
+        ta = main_texts(*module_files(d, rec["against"]))
+        tb = main_texts(*module_files(d, rec["module"]))
+        try:
+            check_causes([rec["cause"]], ta, tb, truth)
+        except Fail as e:
+            raise Fail("recompilation %d (%s vs %s): %s" % (i, rec["module"], rec["against"], e))
+        if normalise(ta["before"]) == normalise(tb["before"]):
+            raise Fail("recompilation %d: %s and %s are equal after normalisation"
+                       % (i, rec["module"], rec["against"]))
+    if sorted(r["module"] for r in recs) != mains[1:]:
+        raise Fail("recompilations name %s, the dump's later %s modules are %s"
+                   % (sorted(r["module"] for r in recs), prog, mains[1:]))
+
+
+def check_case(case_dir):
+    truth = json.load(open(os.path.join(case_dir, "truth.json")))
+    name = os.path.basename(case_dir)
+    if truth.get("case") != name:
+        raise Fail("truth case %r != directory %r" % (truth.get("case"), name))
+    if truth.get("kind") == "single_run":
+        return check_single_run(case_dir, truth)
+    for key in ("framework", "framework_version", "description", "same_executable",
+                "main_program", "causes", "notes"):
+        if key not in truth:
+            raise Fail("truth.json lacks %r" % key)
+    texts = {}
+    for r in ("run_a", "run_b"):
+        d = os.path.join(case_dir, r)
+        if not os.path.isdir(d):
+            raise Fail("%s missing" % r)
+        if not glob.glob(os.path.join(d, "*.txt")):
+            raise Fail("%s has no .txt files" % r)
+        before, after = main_files(d, truth["main_program"])
+        texts[r] = main_texts(before, after)
+
+    check_causes(truth["causes"], texts["run_a"], texts["run_b"], truth)
+
     if not any(c.get("kind") == "elided_constant" for c in truth["causes"]):
         for r in ("run_a", "run_b"):
             for st in ("before", "after"):
-                if "constant({...})" in texts[r][st]:
+                if "constant({...})" in (texts[r][st] or ""):
                     raise Fail("%s %s main module has an elided constant({...}) but no "
                                "elided_constant cause is listed" % (r, st))
 
     se = truth["same_executable"]
     if se not in (True, False, None):
         raise Fail("same_executable must be true, false or null, not %r" % (se,))
-    na = normalise(texts["run_a"]["before"])
-    nb = normalise(texts["run_b"]["before"])
+    stage = "before" if texts["run_a"]["before"] is not None else "after"
+    na = normalise(texts["run_a"][stage])
+    nb = normalise(texts["run_b"][stage])
     if se is None and not (truth["causes"] and all(
             c.get("kind") == "elided_constant" for c in truth["causes"])):
         raise Fail("same_executable null (undecidable) needs elided_constant causes only")

@@ -1,0 +1,591 @@
+"""JAX corpus cases built with real JAX libraries (flax, optax, equinox).
+
+    /root/venvs/jax/bin/python corpus/gen/jax_library_cases.py [CASE ...]
+
+See README.md ("jax_library_cases.py").  The model code comes first in this
+file and the driver last, so that editing the case table or the driver does
+not move the source lines recorded in the dumps.  Editing a model function
+does: regenerate and re-check (check_truth.py) afterwards.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+D_IN, HIDDEN, N_OUT = 16, 32, 10
+VOCAB, D_EMB = 32, 16
+
+
+def versions():
+    import importlib
+    out = {}
+    for mod in ("jax", "jaxlib", "flax", "optax", "equinox", "numpy", "ml_dtypes"):
+        try:
+            out[mod] = importlib.import_module(mod).__version__
+        except Exception:
+            pass
+    print("VERSIONS " + json.dumps(out), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# flax (linen) MLP trained with optax; cases jax_optax_schedule_value,
+# jax_optax_constant_to_schedule, jax_flax_batch_size,
+# jax_flax_after_only_init_largest, jax_recompile_last_batch
+# ---------------------------------------------------------------------------
+def run_flax(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import flax.linen as nn
+    import optax
+
+    class MLP(nn.Module):
+        n_hidden: int
+        layernorm: bool
+        dropout: float
+
+        @nn.compact
+        def __call__(self, x, train: bool = True):
+            for _ in range(self.n_hidden):
+                x = nn.Dense(HIDDEN)(x)
+                if self.layernorm:
+                    x = nn.LayerNorm()(x)
+                x = nn.relu(x)
+                if self.dropout:
+                    x = nn.Dropout(self.dropout, deterministic=not train)(x)
+            return nn.Dense(N_OUT)(x)
+
+    if cfg["schedule"] == "warmup_cosine":
+        lr = optax.warmup_cosine_decay_schedule(
+            init_value=0.0, peak_value=cfg["peak_value"],
+            warmup_steps=cfg["warmup_steps"], decay_steps=cfg["decay_steps"])
+    else:
+        lr = cfg["lr"]  # a Python float
+    if cfg["optimizer"] == "adamw_clip":
+        tx = optax.chain(optax.clip_by_global_norm(1.0),
+                         optax.adamw(lr, weight_decay=1e-4))
+    else:
+        tx = optax.sgd(lr)
+
+    model = MLP(cfg["n_hidden"], cfg["layernorm"], cfg["dropout"])
+    init = jax.jit(model.init, static_argnames="train")
+    params = init(jax.random.key(0), np.zeros((1, D_IN), np.float32), train=False)
+    opt_state = jax.jit(tx.init)(params)
+
+    def train_step(params, opt_state, x, y, dropout_key, step):
+        def loss_fn(p):
+            pred = model.apply(p, x, rngs={"dropout": jax.random.fold_in(dropout_key, step)})
+            return jnp.mean(optax.l2_loss(pred, y))
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        params = optax.apply_updates(params, updates)
+        return params, opt_state, loss
+
+    step_fn = jax.jit(train_step)
+    rng = np.random.RandomState(1234)
+    data_x = rng.standard_normal((cfg["n_examples"], D_IN)).astype(np.float32)
+    data_y = rng.standard_normal((cfg["n_examples"], N_OUT)).astype(np.float32)
+    dropout_key = jax.random.key(1)
+    b = cfg["batch"]
+    for step, start in enumerate(range(0, cfg["n_examples"], b)):
+        x, y = data_x[start:start + b], data_y[start:start + b]
+        params, opt_state, loss = step_fn(params, opt_state, x, y, dropout_key, np.int32(step))
+        print("step", step, "batch", len(x), "loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# flax MLP, optax.adam with a Python-float lr as a static argument that a
+# hand-rolled decay halves every 2 steps; case jax_recompile_python_float
+# ---------------------------------------------------------------------------
+def run_flax_static_lr(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import flax.linen as nn
+    import optax
+
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = nn.relu(nn.Dense(HIDDEN)(x))
+            return nn.Dense(N_OUT)(x)
+
+    model = MLP()
+    params = jax.jit(model.init)(jax.random.key(0), np.zeros((1, D_IN), np.float32))
+    opt_state = jax.jit(optax.adam(1.0).init)(params)  # adam's state does not hold lr
+
+    def train_step(params, opt_state, x, y, lr):
+        tx = optax.adam(lr)
+        def loss_fn(p):
+            return jnp.mean(optax.l2_loss(model.apply(p, x), y))
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    step_fn = jax.jit(train_step, static_argnames="lr")
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    for step in range(cfg["steps"]):
+        lr = cfg["lr"] * 0.5 ** (step // 2)  # hand-rolled step decay
+        params, opt_state, loss = step_fn(params, opt_state, x, y, lr=lr)
+        print("step", step, "lr", lr, "loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# equinox MLP with an L2 weight-decay coefficient closed over by the step;
+# case jax_equinox_hyperparameter
+# ---------------------------------------------------------------------------
+def run_equinox(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import equinox as eqx
+    import optax
+
+    model = eqx.nn.MLP(D_IN, N_OUT, width_size=HIDDEN, depth=2, key=jax.random.PRNGKey(0))
+    tx = optax.adam(1e-3)
+    opt_state = tx.init(eqx.filter(model, eqx.is_array))
+    weight_decay = cfg["weight_decay"]
+
+    @eqx.filter_jit
+    def train_step(model, opt_state, x, y):
+        def loss_fn(m):
+            pred = jax.vmap(m)(x)
+            mse = jnp.mean((pred - y) ** 2)
+            l2 = sum(jnp.sum(layer.weight ** 2) for layer in m.layers)
+            return mse + weight_decay * l2
+        loss, grads = eqx.filter_value_and_grad(loss_fn)(model)
+        updates, opt_state = tx.update(grads, opt_state, eqx.filter(model, eqx.is_array))
+        model = eqx.apply_updates(model, updates)
+        return model, opt_state, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    model, opt_state, loss = train_step(model, opt_state, x, y)
+    print("loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# plain JAX (runs under jax 0.4.30 and 0.10.2 alike): MLP with dropout from
+# jax.random, hand-written Adam; cases jax_version_upgrade(_lr)
+# ---------------------------------------------------------------------------
+def run_plain(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    key = jax.random.PRNGKey(0)
+    k1, k2, dropout_key = jax.random.split(key, 3)
+    params = {"w1": jax.random.normal(k1, (D_IN, HIDDEN)) * 0.1,
+              "b1": jnp.zeros((HIDDEN,)),
+              "w2": jax.random.normal(k2, (HIDDEN, N_OUT)) * 0.1,
+              "b2": jnp.zeros((N_OUT,))}
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    opt_state = (zeros, zeros, np.zeros((), np.int32))
+    lr = cfg["lr"]
+
+    def loss_fn(params, x, y, key):
+        h = jax.nn.relu(x @ params["w1"] + params["b1"])
+        keep = jax.random.bernoulli(key, 0.9, h.shape)
+        h = jnp.where(keep, h / 0.9, 0.0)
+        pred = h @ params["w2"] + params["b2"]
+        return jnp.mean((pred - y) ** 2)
+
+    def adam(params, opt_state, grads):
+        m, v, count = opt_state
+        count = count + 1
+        m = jax.tree.map(lambda mm, g: 0.9 * mm + 0.1 * g, m, grads)
+        v = jax.tree.map(lambda vv, g: 0.999 * vv + 0.001 * g * g, v, grads)
+        c = count.astype(jnp.float32)
+        params = jax.tree.map(
+            lambda p, mm, vv: p - lr * (mm / (1 - 0.9 ** c)) / (jnp.sqrt(vv / (1 - 0.999 ** c)) + 1e-8),
+            params, m, v)
+        return params, (m, v, count)
+
+    @jax.jit
+    def train_step(params, opt_state, x, y, key, step):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y, jax.random.fold_in(key, step))
+        params, opt_state = adam(params, opt_state, grads)
+        return params, opt_state, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    params, opt_state, loss = train_step(params, opt_state, x, y, dropout_key, np.int32(0))
+    print("loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# a frozen quantized embedding table (int4 or float8_e4m3fn numpy array,
+# closed over, 32x16 = 512 elements, printed constant({...})) and a trainable
+# linear head; cases jax_int4_elided, jax_fp8_elided
+# ---------------------------------------------------------------------------
+def run_quantized(cfg):
+    import numpy as np
+    import ml_dtypes
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.RandomState(cfg["table_seed"])
+    if cfg["table_dtype"] == "int4":
+        table = rng.randint(-8, 8, (VOCAB, D_EMB)).astype(ml_dtypes.int4)
+        scale = 0.125
+    else:
+        table = (rng.standard_normal((VOCAB, D_EMB)) * 0.5).astype(ml_dtypes.float8_e4m3fn)
+        scale = 1.0
+
+    def embed(tokens):
+        # the gather keeps the table in its storage dtype inside the HLO
+        return jnp.take(table, tokens, axis=0).astype(jnp.float32) * scale
+
+    @jax.jit
+    def train_step(w, tokens, y):
+        def loss_fn(w):
+            h = jnp.mean(embed(tokens), axis=1)
+            return jnp.mean((h @ w - y) ** 2)
+        loss, g = jax.value_and_grad(loss_fn)(w)
+        return w - 0.05 * g, loss
+
+    rng = np.random.RandomState(1234)
+    w = (rng.standard_normal((D_EMB, N_OUT)) * 0.1).astype(np.float32)
+    tokens = rng.randint(0, VOCAB, (8, 4)).astype(np.int32)
+    y = rng.standard_normal((8, N_OUT)).astype(np.float32)
+    w, loss = train_step(w, tokens, y)
+    print("loss", float(loss), flush=True)
+
+
+RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": run_equinox,
+           "plain": run_plain, "quantized": run_quantized}
+
+
+# ---------------------------------------------------------------------------
+# Cases.  Keys not given take the runner's DEFAULTS.
+# ---------------------------------------------------------------------------
+JAX = "/root/venvs/jax/bin/python"      # jax 0.10.2 + flax, optax, equinox
+JAX04 = "/root/venvs/jax04/bin/python"  # jax 0.4.30 (plain jax only)
+
+DEFAULTS = {
+    "flax": dict(schedule="constant", lr=1e-3, peak_value=1e-3, warmup_steps=10,
+                 decay_steps=100, optimizer="adamw_clip", n_hidden=1, layernorm=True,
+                 dropout=0.1, n_examples=32, batch=32),
+    "flax_static_lr": dict(lr=0.01, batch=32, steps=6),
+    "equinox": dict(weight_decay=1e-4, batch=32),
+    "plain": dict(lr=0.01, batch=32),
+    "quantized": dict(table_dtype="int4", table_seed=1),
+}
+
+CASES = {
+    "jax_optax_schedule_value": dict(
+        runner="flax", a=dict(schedule="warmup_cosine", peak_value=1e-3),
+        b=dict(schedule="warmup_cosine", peak_value=2e-3)),
+    "jax_optax_constant_to_schedule": dict(
+        runner="flax", a=dict(schedule="constant", lr=1e-3),
+        b=dict(schedule="warmup_cosine", peak_value=1e-3)),
+    # the jitted model.init (3 Dense layers, truncated-normal init) is the
+    # largest module after optimization; the before_optimizations files are
+    # deleted after the run (a dump of optimized modules only)
+    "jax_flax_after_only_init_largest": dict(
+        runner="flax", after_only=True,
+        common=dict(optimizer="sgd", n_hidden=2, layernorm=False, dropout=0.0),
+        a=dict(lr=0.01), b=dict(lr=0.02)),
+    "jax_flax_batch_size": dict(
+        runner="flax", a=dict(batch=32, n_examples=32), b=dict(batch=48, n_examples=48)),
+    "jax_equinox_hyperparameter": dict(
+        runner="equinox", a=dict(weight_decay=1e-4), b=dict(weight_decay=5e-4)),
+    # the same program under jax 0.4.30 (run_a) and jax 0.10.2 (run_b); the
+    # main program keeps all its sidecars
+    "jax_version_upgrade": dict(
+        runner="plain", python=dict(a=JAX04, b=JAX), keep_sidecars=True,
+        a=dict(lr=0.01), b=dict(lr=0.01)),
+    "jax_version_upgrade_lr": dict(
+        runner="plain", python=dict(a=JAX04, b=JAX), keep_sidecars=True,
+        a=dict(lr=0.01), b=dict(lr=0.02)),
+    "jax_int4_elided": dict(
+        runner="quantized", a=dict(table_dtype="int4", table_seed=1),
+        b=dict(table_dtype="int4", table_seed=2)),
+    "jax_fp8_elided": dict(
+        runner="quantized", a=dict(table_dtype="float8_e4m3fn", table_seed=1),
+        b=dict(table_dtype="float8_e4m3fn", table_seed=2)),
+    # single runs (one dump, several compilations of jit_train_step)
+    "jax_recompile_last_batch": dict(
+        runner="flax", single=True, run=dict(n_examples=100, batch=32)),
+    "jax_recompile_python_float": dict(
+        runner="flax_static_lr", single=True, run=dict(lr=0.01, steps=6)),
+}
+
+MAIN = "jit_train_step"
+
+# ---------------------------------------------------------------------------
+# Driver (parent process)
+# ---------------------------------------------------------------------------
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+CACHE_DIR = "/tmp/hlodiff-jaxcache-lib"
+LOG_DIR = "/tmp/hlodiff-jaxlib-logs"
+BULKY = ("-buffer-assignment-values.txt", "-buffer-assignment.txt", ".ll", ".o", ".html",
+         "-live-range.txt", "-memory-usage-report.txt")
+OBS_ENV = {
+    "JAX_PLATFORMS": "cpu",
+    "TF_CPP_MIN_LOG_LEVEL": "0",
+    "TF_CPP_VMODULE": "py_executable=1",
+    "JAX_COMPILATION_CACHE_DIR": CACHE_DIR,
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
+    # logs "Writing NAME to persistent compilation cache with key KEY" and the
+    # hash of every component of the key (jax 0.10.2 prints these debug lines
+    # only when the "jax" logger has a level above DEBUG: JAX_LOGGING_LEVEL;
+    # each line then appears twice, once per handler)
+    "JAX_DEBUG_LOG_MODULES": "jax._src.compilation_cache,jax._src.cache_key",
+    "JAX_LOGGING_LEVEL": "INFO",
+}
+
+
+def prune(d, keep_sidecars=False, after_only=False):
+    """Drop bulky sidecars and the side modules' per-module folders and
+    debug_options.  The main program keeps module.mlir (and, with
+    keep_sidecars, its compile_options/topology textprotos and debug_options).
+    after_only: delete every *before_optimizations.txt as well."""
+    for root, _dirs, files in os.walk(d):
+        main_folder = root != d and MAIN in os.path.basename(root)
+        for f in files:
+            p = os.path.join(root, f)
+            if root != d:
+                if main_folder and (f == "module.mlir" or keep_sidecars):
+                    continue
+                os.remove(p)
+            elif (f.endswith(BULKY) or (f.endswith(".debug_options") and MAIN not in f)
+                  or (after_only and f.endswith("before_optimizations.txt"))):
+                os.remove(p)
+    for root, _dirs, _files in os.walk(d, topdown=False):
+        if root != d and not os.listdir(root):
+            os.rmdir(root)
+
+
+def compact(d):
+    tmp = d + ".compact"
+    shutil.copytree(d, tmp)
+    shutil.rmtree(d)
+    os.rename(tmp, d)
+
+
+def parse_log(text):
+    """Per compilation, in log order: program name, executable fingerprint,
+    persistent-cache key and the hashes of the key's components."""
+    import re
+    compiles, fps, vers, notes, parts = [], {}, {}, [], {}
+    previous = None
+    for line in text.splitlines():
+        if line == previous:  # the same record through a second handler
+            continue
+        previous = line
+        m = re.search(r"Fingerprint for executable (\S+): (\d*)", line)
+        if m:
+            fps.setdefault(m.group(1), []).append(m.group(2))
+        m = re.search(r"get_cache_key hash of serialized (.+?): ([0-9a-f]+)$", line)
+        if m:
+            if m.group(1) == "computation":
+                parts = {}
+            parts[m.group(1)] = m.group(2)
+        m = re.search(r"Writing (\S+) to persistent compilation cache with key '?([^' ]+?)'?\.?$",
+                      line)
+        if m:
+            compiles.append({"program": m.group(1), "jax_cache_key": m.group(2),
+                             "jax_cache_key_components": parts})
+            parts = {}
+        if line.startswith("VERSIONS "):
+            vers = json.loads(line[len("VERSIONS "):])
+        if "Fingerprinting executable is not supported" in line and not notes:
+            notes.append("the log says 'UNIMPLEMENTED: Fingerprinting executable is not "
+                         "supported.' (no 'Fingerprint for executable' line)")
+    seen = {}
+    for c in compiles:
+        k = seen[c["program"]] = seen.get(c["program"], -1) + 1
+        f = fps.get(c["program"], [])
+        c["xla_executable_fingerprint"] = f[k] if k < len(f) else None
+    return compiles, vers, notes
+
+
+def cache_keys():
+    """{program: [key, ...]} from the file names in the cache directory."""
+    keys = {}
+    for f in sorted(os.listdir(CACHE_DIR)) if os.path.isdir(CACHE_DIR) else []:
+        if f.endswith("-atime"):
+            continue
+        key = f[:-len("-cache")] if f.endswith("-cache") else f
+        keys.setdefault(key.rsplit("-", 1)[0], []).append(key)
+    return keys
+
+
+def dump_modules(d, prog):
+    """module_NNNN.<prog> labels in the dump, in module-id order."""
+    import re
+    labels = set()
+    for f in os.listdir(d):
+        m = re.match(r"(module_\d+\.%s)\." % re.escape(prog), f)
+        if m:
+            labels.add(m.group(1))
+    return sorted(labels)
+
+
+def one_run(name, run_id, cfg, python, out, extra_env=None):
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    shutil.rmtree(CACHE_DIR, ignore_errors=True)
+    env = dict(os.environ)
+    env.update(OBS_ENV)
+    env.update(extra_env or {})
+    env = {k: v for k, v in env.items() if v != ""}
+    env["XLA_FLAGS"] = "--xla_dump_to=%s" % out
+    os.makedirs(LOG_DIR, exist_ok=True)
+    log_path = os.path.join(LOG_DIR, "%s_%s.log" % (name, run_id))
+    with open(log_path, "w") as log:
+        subprocess.run([python, os.path.abspath(__file__), "--run", CASES[name]["runner"],
+                        json.dumps(cfg)], env=env, stdout=log, stderr=subprocess.STDOUT,
+                       check=True)
+    compiles, vers, notes = parse_log(open(log_path).read())
+    on_disk = {k for keys in cache_keys().values() for k in keys}
+    for c in compiles:
+        c["in_cache_dir"] = c["jax_cache_key"] in on_disk
+    return dict(log=log_path, compiles=compiles, versions=vers, notes=notes,
+                env={k: env[k] for k in OBS_ENV if k in env})
+
+
+def config(name, run_id):
+    spec = CASES[name]
+    cfg = dict(DEFAULTS[spec["runner"]])
+    cfg.update(spec.get("common", {}))
+    cfg.update(spec[run_id])
+    return cfg
+
+
+def observed_block(name, runs, dumps):
+    import datetime
+    programs = {}
+    for run_id, r in runs.items():
+        by_prog = {}
+        for c in r["compiles"]:
+            by_prog.setdefault(c["program"], []).append(c)
+        for prog, cs in by_prog.items():
+            mods = dump_modules(dumps[run_id], prog)
+            entries = []
+            for k, c in enumerate(cs):
+                e = {"module": mods[k] if k < len(mods) else None,
+                     "xla_executable_fingerprint": c["xla_executable_fingerprint"],
+                     "jax_cache_key": c["jax_cache_key"]}
+                if prog == MAIN:
+                    e["jax_cache_key_components"] = c["jax_cache_key_components"]
+                entries.append(e)
+            programs.setdefault(prog, {})["run_" + run_id] = (
+                entries[0] if len(entries) == 1 else entries)
+    vers = {"run_" + k: r["versions"] for k, r in runs.items()}
+    how = ("each run its own process with XLA_FLAGS=--xla_dump_to=DIR and %s; the cache "
+           "directory emptied before each run. Per compilation, in log order: the cache key "
+           "from jax's log line 'Writing NAME to persistent compilation cache with key KEY' "
+           "(every key also present as a cache file NAME-HASH[-cache]), the component hashes "
+           "from jax._src.cache_key's 'get_cache_key hash of serialized X: H' lines, the "
+           "executable fingerprint from XLA's 'Fingerprint for executable NAME: N' "
+           "(py_executable.cc; the k-th of a name paired with the k-th key; \"\" = printed "
+           "empty, null = not printed); 'module' is the k-th dump module of that name; "
+           "versions %s; date %s"
+           % (" ".join("%s=%s" % kv for kv in sorted(runs["a"]["env"].items())),
+              json.dumps(vers), datetime.date.today().isoformat()))
+    main = programs.get(MAIN, {})
+    changed = {}
+    for what in ("xla_executable_fingerprint", "jax_cache_key"):
+        va, vb = main.get("run_a"), main.get("run_b")
+        if not isinstance(va, dict) or not isinstance(vb, dict):
+            changed[what] = None
+            continue
+        va, vb = va.get(what), vb.get(what)
+        changed[what] = None if va is None or vb is None else va != vb
+    notes = sorted({n for r in runs.values() for n in r["notes"]})
+    missing = [c["jax_cache_key"] for r in runs.values() for c in r["compiles"]
+               if not c["in_cache_dir"]]
+    if missing:
+        notes.append("keys logged but absent from the cache dir: %s" % missing)
+    out = {"how": how, "programs": programs, "main_program_changed": changed}
+    if notes:
+        out["log_notes"] = notes
+    return out
+
+
+def make_pair(name):
+    spec = CASES[name]
+    case_dir = os.path.join(CORPUS, name)
+    runs, dumps = {}, {}
+    for run_id in ("a", "b"):
+        out = dumps[run_id] = os.path.join(case_dir, "run_" + run_id)
+        python = spec.get("python", {}).get(run_id, JAX)
+        runs[run_id] = one_run(name, run_id, config(name, run_id), python, out)
+        prune(out, spec.get("keep_sidecars", False), spec.get("after_only", False))
+        compact(out)
+    subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
+    obs = observed_block(name, runs, dumps)
+    save_observed(case_dir, obs)
+
+
+def save_observed(case_dir, obs):
+    """Write the observations to LOG_DIR and into truth.json's "observed"
+    (only that key is replaced; the rest of truth.json is written by hand)."""
+    import sanitize
+    name = os.path.basename(case_dir)
+    text = json.dumps(obs, indent=2)
+    text = sanitize.sanitize_bytes(text.encode(), case_dir).decode()
+    with open(os.path.join(LOG_DIR, name + ".observed.json"), "w") as f:
+        f.write(text)
+    truth_path = os.path.join(case_dir, "truth.json")
+    if os.path.exists(truth_path):
+        truth = json.load(open(truth_path))
+        truth["observed"] = json.loads(text)
+        with open(truth_path, "w") as f:
+            json.dump(truth, f, indent=2)
+            f.write("\n")
+    print(text)
+
+
+def make_single(name):
+    import sanitize
+    spec = CASES[name]
+    case_dir = os.path.join(CORPUS, name)
+    cfg = dict(DEFAULTS[spec["runner"]])
+    cfg.update(spec["run"])
+    out = os.path.join(case_dir, "run")
+    # the log is kept (run.log): JAX_LOG_COMPILES already logs each cache key
+    # ("Writing NAME to persistent compilation cache with key 'KEY'"), so the
+    # debug loggers (duplicated lines, "LEVEL:time:module:line:" prefixes) are off
+    r = one_run(name, "run", cfg, JAX, out,
+                {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1",
+                 "JAX_DEBUG_LOG_MODULES": "", "JAX_LOGGING_LEVEL": ""})
+    prune(out)
+    compact(out)
+    subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
+    data = open(r["log"], "rb").read()
+    with open(os.path.join(case_dir, "run.log"), "wb") as f:
+        f.write(sanitize.sanitize_bytes(data, out))
+    comp = [dict(c, module=None) for c in r["compiles"]]
+    seen = {}
+    for c in comp:
+        k = seen[c["program"]] = seen.get(c["program"], -1) + 1
+        mods = dump_modules(out, c["program"])
+        c["module"] = mods[k] if k < len(mods) else None
+    with open(os.path.join(LOG_DIR, name + ".observed.json"), "w") as f:
+        json.dump(comp, f, indent=2)
+    print(json.dumps(comp, indent=2))
+
+
+def main(argv):
+    if argv[:1] == ["--run"]:
+        versions()
+        RUNNERS[argv[1]](json.loads(argv[2]))
+        return
+    for name in (argv or list(CASES)):
+        print("==", name, flush=True)
+        (make_single if CASES[name].get("single") else make_pair)(name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
