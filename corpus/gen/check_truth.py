@@ -28,6 +28,9 @@ Textual checks only (stdlib; does not import hlodiff).  For each case:
 * same_executable is true, false or null (null: the dumps cannot decide,
   e.g. an elided constant on both sides of an otherwise equal pair; every
   cause of a null case must be an elided_constant);
+* if present, ``observed`` (real hash observations, written by
+  observe_hashes.py) has the shape check_observed() describes and its
+  main_program_changed agrees with the main program's values;
 * a case that lists no elided_constant cause must not contain an elided
   literal ``constant({...})`` in its main module (either stage): such a
   constant would make the pair undecidable from the HLO text.
@@ -193,6 +196,53 @@ def xla_flags(debug_options):
     return {line for line in debug_options.splitlines() if not line.startswith("xla_dump_")}
 
 
+HASHES = ("xla_executable_fingerprint", "jax_cache_key")
+
+
+def check_observed(obs, main_program):
+    """Shape of the optional "observed" key (written by observe_hashes.py):
+    {"how": str, "programs": {NAME[#k]: {"run_a": H|null, "run_b": H|null}},
+     "main_program_changed": {hash: bool}} with H = {hash: str}; the
+    fingerprint is decimal digits ("" for a program without parameters), the
+    key is NAME-<64 hex>; main_program_changed agrees with programs."""
+    if not isinstance(obs, dict) or set(obs) != {"how", "programs", "main_program_changed"}:
+        raise Fail("observed must have exactly how, programs, main_program_changed")
+    if not isinstance(obs["how"], str) or not obs["how"]:
+        raise Fail("observed.how must be a non-empty string")
+    progs = obs["programs"]
+    if not isinstance(progs, dict) or not progs:
+        raise Fail("observed.programs must be a non-empty object")
+    for label, runs in progs.items():
+        name = label.split("#")[0]
+        if not isinstance(runs, dict) or set(runs) != {"run_a", "run_b"}:
+            raise Fail("observed.programs[%r] must have run_a and run_b" % label)
+        if runs["run_a"] is None and runs["run_b"] is None:
+            raise Fail("observed.programs[%r] seen in neither run" % label)
+        for r, h in runs.items():
+            if h is None:
+                continue
+            if not isinstance(h, dict) or set(h) != set(HASHES):
+                raise Fail("observed.programs[%r].%s must have %s" % (label, r, HASHES))
+            fp, key = h["xla_executable_fingerprint"], h["jax_cache_key"]
+            if not isinstance(fp, str) or not re.fullmatch(r"\d*", fp):
+                raise Fail("observed.programs[%r].%s: fingerprint %r is not decimal"
+                           % (label, r, fp))
+            if not isinstance(key, str) or not re.fullmatch(re.escape(name) + r"-[0-9a-f]{64}", key):
+                raise Fail("observed.programs[%r].%s: key %r is not %s-<sha256 hex>"
+                           % (label, r, key, name))
+    main = progs.get(main_program)
+    if main is None or main["run_a"] is None or main["run_b"] is None:
+        raise Fail("observed.programs lacks the main program %r in both runs" % main_program)
+    changed = obs["main_program_changed"]
+    if not isinstance(changed, dict) or set(changed) != set(HASHES):
+        raise Fail("observed.main_program_changed must have %s" % (HASHES,))
+    for hname in HASHES:
+        want = main["run_a"][hname] != main["run_b"][hname]
+        if changed[hname] is not want:
+            raise Fail("observed.main_program_changed.%s is %r but the runs' values say %r"
+                       % (hname, changed[hname], want))
+
+
 def check_case(case_dir):
     truth = json.load(open(os.path.join(case_dir, "truth.json")))
     name = os.path.basename(case_dir)
@@ -202,6 +252,8 @@ def check_case(case_dir):
                 "main_program", "causes", "notes"):
         if key not in truth:
             raise Fail("truth.json lacks %r" % key)
+    if "observed" in truth:
+        check_observed(truth["observed"], truth["main_program"])
     texts = {}
     for r in ("run_a", "run_b"):
         d = os.path.join(case_dir, r)
