@@ -294,7 +294,8 @@ def cpu_name(dump_dir):
 
 def how_text(case, versions, cpu, n_formula):
     gen = "jax_cases.py" if case in jax_cases.CASES else "jax_compile_options_cases.py"
-    env = " ".join("%s=%s" % kv for kv in ENV_HASHES.items())
+    # written as sanitize.py writes /tmp/ (no absolute paths in the corpus)
+    env = " ".join("%s=%s" % kv for kv in ENV_HASHES.items()).replace("/tmp/", "<tmp>/")
     return ("corpus/gen/observe_hashes.py: both runs started as %s starts them "
             "(XLA_FLAGS=--xla_dump_to=<scratch dir> plus the case's extra flags), with %s "
             "(cache dir emptied before each run); fingerprint from jaxlib's log line "
