@@ -91,16 +91,23 @@ HIT_RE = re.compile(r"Persistent compilation cache hit for '([^']+)' with key '(
 
 
 def parse_log(text):
-    """[(program, fingerprint or None, key or None)] in compile order.
+    """[(program, fingerprint or None, key or None)] in the order of the
+    fingerprint lines (a key seen without a fingerprint line comes last).
 
-    Per process, JAX logs the cache MISS (with the key) before compiling and
-    jaxlib logs the fingerprint when the executable is loaded, so a
-    fingerprint line belongs to the last unclaimed key line of its program."""
+    A compiling run logs the cache MISS (with the key) before jaxlib logs the
+    fingerprint; a run that loads from the cache logs the hit after it.  So
+    each key line goes to the earliest fingerprint of its program still
+    without a key, else waits for the next fingerprint of that program."""
     out, pending = [], {}
     for line in text.splitlines():
         m = MISS_RE.search(line) or HIT_RE.search(line)
         if m:
-            pending.setdefault(m.group(1), []).append(m.group(2))
+            name, key = m.group(1), m.group(2)
+            waiting = [r for r in out if r[0] == name and r[2] is None]
+            if waiting:
+                waiting[0][2] = key
+            else:
+                pending.setdefault(name, []).append(key)
             continue
         m = FP_RE.search(line)
         if m:
@@ -121,7 +128,8 @@ def cache_keys_on_disk(cache_dir):
 
 
 def run_observed(argv, env_extra, cwd=None, cache_dir=CACHE_DIR, log_path=None):
-    """Run argv with ENV_HASHES (+ env_extra) and a fresh cache_dir.
+    """Run argv with ENV_HASHES (+ env_extra; a value None unsets) and a
+    fresh cache_dir.
 
     Returns (records, keys_on_disk, stderr) where records is parse_log()."""
     shutil.rmtree(cache_dir, ignore_errors=True)
@@ -130,6 +138,7 @@ def run_observed(argv, env_extra, cwd=None, cache_dir=CACHE_DIR, log_path=None):
     env.update(ENV_HASHES)
     env["JAX_COMPILATION_CACHE_DIR"] = cache_dir
     env.update(env_extra)
+    env = {k: v for k, v in env.items() if v is not None}   # None: unset
     p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
     if log_path:
         with open(log_path, "w") as f:
