@@ -324,6 +324,60 @@ def check_single_run(case_dir, truth):
                    % (sorted(r["module"] for r in recs), prog, mains[1:]))
 
 
+HASHES = ("xla_executable_fingerprint", "jax_cache_key")
+
+
+def check_observed(obs, main_program):
+    """Shape of the optional "observed" key (written by observe_hashes.py):
+    {"how": str, "programs": {NAME[#k]: {"run_a": H|null, "run_b": H|null}},
+     "main_program_changed": {hash: bool}} with H = {hash: str}; the
+    fingerprint is decimal digits ("" for a program without parameters), the
+    key is NAME-<64 hex>; main_program_changed agrees with programs."""
+    if not isinstance(obs, dict) or set(obs) != {"how", "programs", "main_program_changed"}:
+        raise Fail("observed must have exactly how, programs, main_program_changed")
+    if not isinstance(obs["how"], str) or not obs["how"]:
+        raise Fail("observed.how must be a non-empty string")
+    progs = obs["programs"]
+    if not isinstance(progs, dict) or not progs:
+        raise Fail("observed.programs must be a non-empty object")
+    for label, runs in progs.items():
+        name = label.split("#")[0]
+        if not isinstance(runs, dict) or not set(runs) <= {"run_a", "run_b"} or not runs:
+            raise Fail("observed.programs[%r] must have run_a and/or run_b" % label)
+        runs = {"run_a": runs.get("run_a"), "run_b": runs.get("run_b")}
+        if runs["run_a"] is None and runs["run_b"] is None:
+            raise Fail("observed.programs[%r] seen in neither run" % label)
+        for r, h in runs.items():
+            for h in (h if isinstance(h, list) else [h]):
+                check_observed_value(label, name, r, h)
+    main = progs.get(main_program)
+    if main is None or main["run_a"] is None or main["run_b"] is None:
+        raise Fail("observed.programs lacks the main program %r in both runs" % main_program)
+    changed = obs["main_program_changed"]
+    if not isinstance(changed, dict) or set(changed) != set(HASHES):
+        raise Fail("observed.main_program_changed must have %s" % (HASHES,))
+    for hname in HASHES:
+        first = [(run[0] if isinstance(run, list) else run)[hname]
+                 for run in (main["run_a"], main["run_b"])]
+        want = first[0] != first[1]
+        if changed[hname] is not want and None not in first:
+            raise Fail("observed.main_program_changed.%s is %r but the runs' values say %r"
+                       % (hname, changed[hname], want))
+
+
+def check_observed_value(label, name, r, h):
+    """One compilation's observed hashes: {hash: value} (and its dump "module")."""
+    if h is None:
+        return
+    if not isinstance(h, dict) or set(h) - {"module", "jax_cache_key_components"} != set(HASHES):
+        raise Fail("observed.programs[%r].%s must have %s" % (label, r, HASHES))
+    fp, key = h["xla_executable_fingerprint"], h["jax_cache_key"]
+    if fp is not None and (not isinstance(fp, str) or not re.fullmatch(r"\d*", fp)):
+        raise Fail("observed.programs[%r].%s: fingerprint %r is not decimal" % (label, r, fp))
+    if not isinstance(key, str) or not re.fullmatch(re.escape(name) + r"-[0-9a-f]{64}(-cache)?", key):
+        raise Fail("observed.programs[%r].%s: key %r is not %s-<sha256 hex>" % (label, r, key, name))
+
+
 def check_case(case_dir):
     truth = json.load(open(os.path.join(case_dir, "truth.json")))
     name = os.path.basename(case_dir)
@@ -335,6 +389,8 @@ def check_case(case_dir):
                 "main_program", "causes", "notes"):
         if key not in truth:
             raise Fail("truth.json lacks %r" % key)
+    if "observed" in truth and truth["framework"] == "jax":
+        check_observed(truth["observed"], truth["main_program"])
     texts = {}
     for r in ("run_a", "run_b"):
         d = os.path.join(case_dir, r)
