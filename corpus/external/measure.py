@@ -44,8 +44,9 @@ CAUSES = {
                        "constant(0)); XLA makes it a separate instruction named <opcode>.anon",
     "inline-computation": "a called computation written inline (to_apply={...}); XLA makes it a "
                           "computation of its own named '_' ('_.1', ...)",
-    "async-sugar": "async syntax sugar (e.g. a bare *-start/-done pair); XLA wraps the op in an "
-                   "async_wrapped computation",
+    "async-sugar": "async syntax sugar: a bare call-start/-done pair becomes async-start/-done "
+                   "around an async_wrapped computation, and XLA prints an async-start of a "
+                   "single op in the sugared form (negate-start)",
     "shape-rewritten": "XLA replaces the written shape: an old-style outfeed declared as () or "
                        "(s32[]) becomes token[]",
     "async-done-calls": "hlodiff lists the wrapped computation as called by async-done/-update; "
@@ -63,7 +64,23 @@ CAUSES = {
     "backend-config-quoting": "backend_config written as a quoted string; XLA prints JSON "
                               "configs unquoted (backend_config={...})",
     "literal-spelling": "the same constant spelled differently (0.0 vs 0, {1,2} vs {1, 2}, "
-                        "-448. vs -448, index comments)",
+                        "-448. vs -448, -0 vs 0 for integers), or given with more digits than "
+                        "its type holds (f16 0.1 is printed 0.099976)",
+    "computation-order": "XLA prints computations in its own order (callees first); hlodiff then "
+                         "pairs same-named computations wrongly (e.g. a while's body with its "
+                         "condition) and reports ops added/removed",
+    "implicit-attribute": "XLA fills in and prints an attribute the text left out "
+                          "(broadcast dimensions={}, replica_groups={}, outfeed_shape)",
+    "default-attribute-dropped": "the text spells an attribute at its default value "
+                                 "(num_partitions=1, is_reverse=false...); XLA does not print it",
+    "sigil-spelling": "names inside attributes written without '%' (control-predecessors={x}); "
+                      "XLA prints {%x}",
+    "elided-tuple-literal": "XLA prints a tuple-shaped constant as constant({...}); hlodiff "
+                            "cannot read that back (error on XLA's own print)",
+    "elided-constant": "XLA's print (to_string) elides constants of many elements as {...}; "
+                       "hlodiff counts {...} against the values as a change",
+    "scalar-literal-for-array": "a scalar literal for an array shape (f32[2] constant(1)); XLA "
+                                "sets the first element and zero-fills the rest",
     "sharding-spelling": "the same sharding spelled differently (e.g. devices=[2,1]0,1 vs "
                          "devices=[2,1]<=[2])",
     "attribute-spelling": "another attribute printed differently by XLA than written",
@@ -207,23 +224,61 @@ def classify_parse_error(message: str) -> str:
 
 # --- (c) the diff against XLA's re-print -------------------------------------------------
 
-def classify_finding(finding: dict) -> str:
+_IMPLICIT_ATTRIBUTES = ("dimensions", "replica_groups", "outfeed_shape")
+_STRUCTURAL = ("op_added", "op_removed", "opcode", "constant", "operand", "attribute", "dtype",
+               "layout", "shape")
+
+
+def computation_order(text: str) -> list[str]:
+    """Computation names in the order a module's text (or XLA's print) lists them."""
+    return re.findall(r"^(?:ENTRY\s+)?%?([^\s%(]+)\s*(?:\(|\{)", text, re.M)
+
+
+def classify_finding(finding: dict, order_changed: bool = False) -> str:
+    """The cause of one hash-moving finding of ``hlodiff diff MODULE REPRINT``."""
     kind, detail = finding.get("kind", ""), finding.get("detail") or ""
     old, new = finding.get("old"), finding.get("new")
     places = finding.get("places") or []
+    where = finding.get("where") or {}
     if "entry_computation_layout" in detail and old is None:
         return "entry-layout-header"
-    if any(_ANON.search(p.get("b") or "") for p in places):
+    if any(_ANON.search(p.get("b") or "") for p in places) or \
+            "different number of parameters" in detail:
         return "inline-operands"
     if "backend_config" in detail and isinstance(old, str) and old.startswith('"'):
         return "backend-config-quoting"
-    if isinstance(old, str) and isinstance(new, str):
-        if old != new and strip_layouts(old) == strip_layouts(new):
-            return "default-layout"
-        if "sharding" in detail or "sharding" in kind:
+    if (kind == "opcode" and str(old).startswith("async-")) or \
+            (kind in ("op_added", "op_removed") and re.search(r"\basync-|-start\b|-done\b",
+                                                              str(old) + str(new))):
+        return "async-sugar"
+    if kind == "dtype" and new == "token[]":
+        return "shape-rewritten"
+    if isinstance(old, str) and isinstance(new, str) and old != new and \
+            strip_layouts(old) == strip_layouts(new):
+        return "default-layout"
+    if order_changed and kind in _STRUCTURAL and not detail.startswith("module header"):
+        return "computation-order"
+    if kind == "constant" and new == "{...}":
+        return "elided-constant"
+    if kind == "constant" and isinstance(old, str) and isinstance(new, str) and \
+            re.fullmatch(r"-?[\d.]+", old.strip()) and new.startswith("{"):
+        return "scalar-literal-for-array"
+    if kind == "attribute":
+        if detail in _IMPLICIT_ATTRIBUTES and old is None:
+            return "implicit-attribute"
+        if new is None and (old in ("false", "1", "{}", "0") or detail.startswith("module header")
+                            and old in ("false", "1", "{}")):
+            return "default-attribute-dropped"
+        if detail == "control-predecessors" and isinstance(new, str) and \
+                new.replace("%", "") == old:
+            return "sigil-spelling"
+        if "sharding" in detail:
             return "sharding-spelling"
-        if kind in ("constant", "literal") or "constant" in old:
-            return "literal-spelling"
+        if isinstance(old, str) and isinstance(new, str) and \
+                old.lower().replace(" ", "") == new.lower().replace(" ", ""):
+            return "attribute-spelling"
+    if kind in ("constant", "literal") or (isinstance(old, str) and "constant" in old):
+        return "literal-spelling"
     return f"other:{kind}:{detail[:40]}"
 
 
@@ -267,7 +322,11 @@ def measure(name: str, xla: dict, fresh: bool, out: Path, skip_diff: bool) -> di
         cause = classify_parse_error(str(exc))
         result["causes"]["parse"] = {f"{cause} (read on first use)": [str(exc)[:400]]}
         return result
-    model = compare_models(module, xla)
+    try:
+        model = compare_models(module, xla)
+    except Exception as exc:  # noqa: BLE001 - a value read while comparing raised
+        cause = "inline-computation" if "expects computation names" in str(exc) else "other"
+        model = [(cause, f"reading the model raised: {str(exc)[:300]}")]
     result["model"] = not model
     grouped: dict[str, list[str]] = collections.defaultdict(list)
     for cause, detail in model:
@@ -277,13 +336,19 @@ def measure(name: str, xla: dict, fresh: bool, out: Path, skip_diff: bool) -> di
         return result
     answer = run_diff(name, fresh, out)
     if "error" in answer:
-        result["causes"]["same"] = {"diff-error": [answer["error"][-300:]]}
+        cause = "elided-tuple-literal" if "tuple literal does not match shape" in \
+            answer["error"] else "diff-error"
+        result["causes"]["same"] = {cause: [answer["error"][-300:]]}
         return result
     moving = [f for f in answer.get("findings", []) if f.get("affects")]
+    reprint = (ROOT / "xla" / (name[:-len(".hlo")] + ".reprint.hlo")).read_text(encoding="utf-8")
+    ours = [c.name for c in module.computations]
+    theirs = [c for c in computation_order(reprint) if c in set(ours)]
+    order_changed = [c for c in ours if c in set(theirs)] != theirs
     result["same"] = bool(answer.get("same_executable")) and not moving
     grouped = collections.defaultdict(list)
     for finding in moving:
-        grouped[classify_finding(finding)].append(
+        grouped[classify_finding(finding, order_changed)].append(
             f"{finding.get('kind')} {finding.get('detail') or ''}: {str(finding.get('old'))[:120]}"
             f" -> {str(finding.get('new'))[:120]}")
     if not result["same"] and not moving:
@@ -307,11 +372,11 @@ def main() -> None:
         records[record["name"]] = record
     accepted = {n: r for n, r in records.items() if r["accepted"]}
 
-    def one(name):
-        return measure(name, accepted[name], args.fresh, out, args.no_diff)
-
-    with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(one, sorted(accepted)))
+    if not args.no_diff:  # the diffs run as subprocesses, several at once
+        with ThreadPoolExecutor(args.jobs) as pool:
+            list(pool.map(lambda n: run_diff(n, args.fresh, out), sorted(accepted)))
+    # hlodiff's parser is not made for threads: parse and compare in this one
+    results = [measure(name, accepted[name], False, out, args.no_diff) for name in sorted(accepted)]
     for r in results:
         target = out / "measure" / (r["name"][:-len(".hlo")] + ".json")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -335,18 +400,35 @@ def main() -> None:
     print(f"{'total':24} {total['modules']:8} {total['xla']:7} {total['parse']:6} "
           f"{total['model']:6} {total['same']:6}")
 
+    kinds = {}
+    manifest = Path(__file__).with_name("MANIFEST.tsv")
+    if manifest.exists():
+        for line in manifest.read_text(encoding="utf-8").splitlines()[1:]:
+            cells = line.split("\t")
+            kinds[cells[0]] = cells[7]
+    for kind in ("dump", "test-string"):
+        chosen = [r for r in results if kinds.get(r["name"]) == kind]
+        everything = [n for n in records if kinds.get(n) == kind]
+        print(f"{kind:24} {len(everything):8} {len(chosen):7} "
+              f"{sum(r['parse'] for r in chosen):6} {sum(r['model'] for r in chosen):6} "
+              f"{sum(r['same'] for r in chosen):6}")
+
     for question in ("parse", "model", "same"):
         counts = collections.Counter()
+        alone = collections.Counter()
         examples = collections.defaultdict(list)
         failing = [r for r in results if not r[question] and question in r["causes"]]
         for r in failing:
+            if len(r["causes"][question]) == 1:
+                alone[next(iter(r["causes"][question]))] += 1
             for cause, details in r["causes"][question].items():
                 counts[cause] += 1
                 if len(examples[cause]) < args.examples:
                     examples[cause].append(f"{r['name']}: {details[0][:150]}")
-        print(f"\n({question}) {len(failing)} modules fail; causes (modules per cause):")
+        print(f"\n({question}) {len(failing)} modules fail; causes (modules with the cause, "
+              f"modules with it as the only cause):")
         for cause, n in counts.most_common():
-            print(f"  {n:5}  {cause}")
+            print(f"  {n:5} {alone[cause]:5}  {cause}")
             for e in examples[cause]:
                 print(f"           e.g. {e}")
 

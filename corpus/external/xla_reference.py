@@ -22,7 +22,8 @@ worker process, since jaxlib's parser can abort the process on some inputs;
 the worker is restarted after the module that killed it, which is recorded
 as ``{"accepted": false, "error": "crashed (exit code N)"}``.
 
-``python3 xla_reference.py --text FILE`` prints the same JSON for one file.
+``python3 xla_reference.py --text FILE`` prints the same JSON for one file;
+``--repros DIR`` writes ``X.xla.hlo`` (XLA's re-print) beside each ``X.hlo``.
 """
 
 from __future__ import annotations
@@ -233,11 +234,20 @@ def main() -> None:
     parser.add_argument("--modules", default="/work/external-hlo/modules")
     parser.add_argument("--out", default="/work/external-hlo/xla")
     parser.add_argument("--text", help="print XLA's view of one file")
+    parser.add_argument("--repros", metavar="DIR",
+                        help="write X.xla.hlo, XLA's re-print, beside every X.hlo in DIR")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("names", nargs="*", help="only these modules (<slug>/<n>.hlo)")
     args = parser.parse_args()
     if args.worker:
         worker(Path(args.out))
+    elif args.repros:
+        for path in sorted(Path(args.repros).glob("*.hlo")):
+            if path.name.endswith(".xla.hlo"):
+                continue
+            _, reprint = describe(path.read_text(encoding="utf-8"))
+            path.with_suffix(".xla.hlo").write_text(reprint, encoding="utf-8")
+            print(f"{path.with_suffix('.xla.hlo')}")
     elif args.text:
         try:
             model, reprint = describe(Path(args.text).read_text(encoding="utf-8"))
