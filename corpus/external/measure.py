@@ -43,7 +43,9 @@ CAUSES = {
     "inline-operands": "an operand written as a nested instruction, e.g. add(x, f32[] "
                        "constant(0)); XLA makes it a separate instruction named <opcode>.anon",
     "inline-computation": "a called computation written inline (to_apply={...}); XLA makes it a "
-                          "computation of its own named '_' ('_.1', ...)",
+                          "computation of its own named '_' ('_.1', ...); hlodiff keeps the body "
+                          "as an attribute value (called_computations raises on it, and a tiled "
+                          "layout like {:T(256)} inside it does not read)",
     "async-sugar": "async syntax sugar: a bare call-start/-done pair becomes async-start/-done "
                    "around an async_wrapped computation, and XLA prints an async-start of a "
                    "single op in the sugared form (negate-start)",
@@ -66,9 +68,10 @@ CAUSES = {
     "literal-spelling": "the same constant spelled differently (0.0 vs 0, {1,2} vs {1, 2}, "
                         "-448. vs -448, -0 vs 0 for integers), or given with more digits than "
                         "its type holds (f16 0.1 is printed 0.099976)",
-    "computation-order": "XLA prints computations in its own order (callees first); hlodiff then "
-                         "pairs same-named computations wrongly (e.g. a while's body with its "
-                         "condition) and reports ops added/removed",
+    "computation-order": "the text lists an instruction's called computations in another order "
+                         "than XLA prints them (while ... body=B, condition=C; XLA prints "
+                         "condition= first); hlodiff pairs them by position, compares the body "
+                         "with the condition and reports ops changed",
     "implicit-attribute": "XLA fills in and prints an attribute the text left out "
                           "(broadcast dimensions={}, replica_groups={}, outfeed_shape)",
     "default-attribute-dropped": "the text spells an attribute at its default value "
@@ -86,6 +89,7 @@ CAUSES = {
     "attribute-spelling": "another attribute printed differently by XLA than written",
 }
 
+_INLINE_BODY = re.compile(r"\b(?:calls|to_apply|body|condition)=\s*\{\s*(?:ROOT\s+)?%?[\w.\-]+\s*=")
 _LAYOUT = re.compile(r"\]\{[^{}]*\}")
 _ANON = re.compile(r"\.anon(\.\d+)?$")
 
@@ -229,9 +233,21 @@ _STRUCTURAL = ("op_added", "op_removed", "opcode", "constant", "operand", "attri
                "layout", "shape")
 
 
-def computation_order(text: str) -> list[str]:
-    """Computation names in the order a module's text (or XLA's print) lists them."""
-    return re.findall(r"^(?:ENTRY\s+)?%?([^\s%(]+)\s*(?:\(|\{)", text, re.M)
+def called_order_changed(module, reprint) -> bool:
+    """Does XLA's print list some instruction's called computations in another
+    order than the text (a while written body=B, condition=C is printed
+    condition=C, body=B)?"""
+    theirs = {(c.name, i.name): i for c in reprint.computations for i in c.instructions}
+    for c in module.computations:
+        for i in c.instructions:
+            other = theirs.get((c.name, i.name))
+            try:
+                mine, xla = i.called_computations, other and other.called_computations
+            except Exception:  # noqa: BLE001 - inline computations
+                continue
+            if other is not None and len(mine) > 1 and mine != xla and sorted(mine) == sorted(xla):
+                return True
+    return False
 
 
 def classify_finding(finding: dict, order_changed: bool = False) -> str:
@@ -247,6 +263,8 @@ def classify_finding(finding: dict, order_changed: bool = False) -> str:
         return "inline-operands"
     if "backend_config" in detail and isinstance(old, str) and old.startswith('"'):
         return "backend-config-quoting"
+    if order_changed and kind in _STRUCTURAL and not detail.startswith("module header"):
+        return "computation-order"
     if (kind == "opcode" and str(old).startswith("async-")) or \
             (kind in ("op_added", "op_removed") and re.search(r"\basync-|-start\b|-done\b",
                                                               str(old) + str(new))):
@@ -256,8 +274,6 @@ def classify_finding(finding: dict, order_changed: bool = False) -> str:
     if isinstance(old, str) and isinstance(new, str) and old != new and \
             strip_layouts(old) == strip_layouts(new):
         return "default-layout"
-    if order_changed and kind in _STRUCTURAL and not detail.startswith("module header"):
-        return "computation-order"
     if kind == "constant" and new == "{...}":
         return "elided-constant"
     if kind == "constant" and isinstance(old, str) and isinstance(new, str) and \
@@ -320,6 +336,8 @@ def measure(name: str, xla: dict, fresh: bool, out: Path, skip_diff: bool) -> di
     except Exception as exc:  # noqa: BLE001
         result["parse"] = False
         cause = classify_parse_error(str(exc))
+        if cause == "other" and _INLINE_BODY.search(text):
+            cause = "inline-computation"
         result["causes"]["parse"] = {f"{cause} (read on first use)": [str(exc)[:400]]}
         return result
     try:
@@ -341,10 +359,10 @@ def measure(name: str, xla: dict, fresh: bool, out: Path, skip_diff: bool) -> di
         result["causes"]["same"] = {cause: [answer["error"][-300:]]}
         return result
     moving = [f for f in answer.get("findings", []) if f.get("affects")]
-    reprint = (ROOT / "xla" / (name[:-len(".hlo")] + ".reprint.hlo")).read_text(encoding="utf-8")
-    ours = [c.name for c in module.computations]
-    theirs = [c for c in computation_order(reprint) if c in set(ours)]
-    order_changed = [c for c in ours if c in set(theirs)] != theirs
+    order_changed = False
+    if moving:
+        reprint = (ROOT / "xla" / (name[:-len(".hlo")] + ".reprint.hlo")).read_text("utf-8")
+        order_changed = called_order_changed(module, hlodiff.parse(reprint))
     result["same"] = bool(answer.get("same_executable")) and not moving
     grouped = collections.defaultdict(list)
     for finding in moving:
