@@ -32,6 +32,17 @@ Textual checks only (stdlib; does not import hlodiff).  For each case:
   literal ``constant({...})`` in its main module (either stage): such a
   constant would make the pair undecidable from the HLO text.
 
+Single-run cases (``"kind": "single_run"``; one process, dump dir ``run/``):
+each entry of ``recompilations`` names a dump ``module`` (file-name prefix)
+compiled again ``against`` an earlier one of the same program; the two must
+differ after normalisation and the entry's ``cause`` is checked as above with
+``against`` as the old side and ``module`` as the new side.
+
+An optional ``observed`` block (what a framework printed or keyed for the
+runs) must carry ``how`` and ``programs``; its ``main_program_changed``
+values must be booleans.  A cause may list ``users_op_name`` fragments (the
+op_names of a parameter's users); they must occur in that stage's text.
+
 Prints ``ok CASE`` or ``FAIL CASE: why`` per case and ``N passed, M failed``;
 exits 1 if anything failed.
 """
@@ -193,28 +204,9 @@ def xla_flags(debug_options):
     return {line for line in debug_options.splitlines() if not line.startswith("xla_dump_")}
 
 
-def check_case(case_dir):
-    truth = json.load(open(os.path.join(case_dir, "truth.json")))
-    name = os.path.basename(case_dir)
-    if truth.get("case") != name:
-        raise Fail("truth case %r != directory %r" % (truth.get("case"), name))
-    for key in ("framework", "framework_version", "description", "same_executable",
-                "main_program", "causes", "notes"):
-        if key not in truth:
-            raise Fail("truth.json lacks %r" % key)
-    texts = {}
-    for r in ("run_a", "run_b"):
-        d = os.path.join(case_dir, r)
-        if not os.path.isdir(d):
-            raise Fail("%s missing" % r)
-        if not glob.glob(os.path.join(d, "*.txt")):
-            raise Fail("%s has no .txt files" % r)
-        before, after = main_files(d, truth["main_program"])
-        options = before.replace(".before_optimizations.txt", ".debug_options")
-        texts[r] = {"before": read(before), "after": read(after) if after else "",
-                    "debug_options": read(options) if os.path.exists(options) else ""}
-
-    for i, c in enumerate(truth["causes"]):
+def check_causes(causes, texts):
+    """Each cause against texts["run_a"] (old side) and texts["run_b"] (new side)."""
+    for i, c in enumerate(causes):
         kind = c.get("kind")
         if kind not in KINDS:
             raise Fail("cause %d: unknown kind %r" % (i, kind))
@@ -243,6 +235,83 @@ def check_case(case_dir):
                 if c.get("source_file") is not None and c["source_file"] not in (fa | fb):
                     raise Fail("cause %d: source_file %r not recorded (%s; saw %s)"
                                % (i, c["source_file"], st, sorted(fa | fb)))
+            for users in c.get("users_op_name") or []:
+                if not re.search(r'op_name="[^"]*' + re.escape(users), ta + tb):
+                    raise Fail("cause %d: users_op_name %r not in %s" % (i, users, st))
+
+
+def check_observed(truth):
+    """The optional "observed" block (hashes a framework printed or keyed)."""
+    obs = truth.get("observed")
+    if obs is None:
+        return
+    if not isinstance(obs, dict) or not obs.get("how") or not isinstance(obs.get("programs"), dict):
+        raise Fail("observed needs 'how' and a 'programs' object")
+    for name, changed in (obs.get("main_program_changed") or {}).items():
+        if changed not in (True, False):
+            raise Fail("observed main_program_changed[%r] must be true or false" % name)
+
+
+def module_texts(run_dir, module):
+    """before/after texts of the dump module whose file names start with module."""
+    befores = glob.glob(os.path.join(run_dir, glob.escape(module) + "*before_optimizations.txt"))
+    if len(befores) != 1:
+        raise Fail("%d before_optimizations files for module %r" % (len(befores), module))
+    prefix = befores[0][: -len("before_optimizations.txt")]
+    afters = [p for p in glob.glob(glob.escape(prefix) + "*after_optimizations.txt")
+              if not p.endswith("before_optimizations.txt")]
+    return {"before": read(befores[0]), "after": read(afters[0]) if afters else ""}
+
+
+def check_single_run(case_dir, truth):
+    """kind single_run: one process, dump dir run/, a recompilation list."""
+    for key in ("framework", "framework_version", "description", "main_program",
+                "recompilations", "notes"):
+        if key not in truth:
+            raise Fail("truth.json lacks %r" % key)
+    run_dir = os.path.join(case_dir, "run")
+    if not glob.glob(os.path.join(run_dir, "*.txt")):
+        raise Fail("run/ missing or without .txt files")
+    if not truth["recompilations"]:
+        raise Fail("single_run lists no recompilation")
+    for k, rec in enumerate(truth["recompilations"]):
+        for side in ("module", "against"):
+            if truth["main_program"] not in rec.get(side, ""):
+                raise Fail("recompilation %d: %s %r is not a %r module"
+                           % (k, side, rec.get(side), truth["main_program"]))
+        texts = {"run_a": module_texts(run_dir, rec["against"]),
+                 "run_b": module_texts(run_dir, rec["module"])}
+        if normalise(texts["run_a"]["before"]) == normalise(texts["run_b"]["before"]):
+            raise Fail("recompilation %d: the two modules are equal after normalisation" % k)
+        check_causes([rec["cause"]], texts)
+    check_observed(truth)
+
+
+def check_case(case_dir):
+    truth = json.load(open(os.path.join(case_dir, "truth.json")))
+    name = os.path.basename(case_dir)
+    if truth.get("case") != name:
+        raise Fail("truth case %r != directory %r" % (truth.get("case"), name))
+    if truth.get("kind") == "single_run":
+        return check_single_run(case_dir, truth)
+    for key in ("framework", "framework_version", "description", "same_executable",
+                "main_program", "causes", "notes"):
+        if key not in truth:
+            raise Fail("truth.json lacks %r" % key)
+    texts = {}
+    for r in ("run_a", "run_b"):
+        d = os.path.join(case_dir, r)
+        if not os.path.isdir(d):
+            raise Fail("%s missing" % r)
+        if not glob.glob(os.path.join(d, "*.txt")):
+            raise Fail("%s has no .txt files" % r)
+        before, after = main_files(d, truth["main_program"])
+        options = before.replace(".before_optimizations.txt", ".debug_options")
+        texts[r] = {"before": read(before), "after": read(after) if after else "",
+                    "debug_options": read(options) if os.path.exists(options) else ""}
+
+    check_causes(truth["causes"], texts)
+    check_observed(truth)
 
     if not any(c.get("kind") == "elided_constant" for c in truth["causes"]):
         for r in ("run_a", "run_b"):
