@@ -233,6 +233,13 @@ def make_single(name):
 # --- observation of TF's cache keys ---------------------------------------------
 OBS_ROOT = "/tmp/hlodiff_obs_tf"
 CACHE_DIR = "/tmp/hlodiff_tf_xla_cache"   # one fixed path for every run
+RENUMBER_NOTE = (
+    "file contents are byte-identical (after sanitising); only the module_NNNN numbers "
+    "differ: with TF_XLA_FLAGS=--tf_xla_persistent_cache_directory set, every module "
+    "compiled after k saved cache entries is numbered k higher (saving an entry takes "
+    "module ids); a control run with the same logging but without the persistent cache "
+    "reproduced the committed numbers (module_0000/0001/0154 for tf_learning_rate run_a)"
+)
 SIG_RE = re.compile(r"Instantly compiling for signature: (\S.*)$")
 HIT_RE = re.compile(r"Already Compiled for signature: (\S.*)$")
 
@@ -303,25 +310,33 @@ def observe_run(case, run_id, script, cfg, prune_fn):
 
 
 def same_as_committed(case, run_id, out):
-    """Compare the scratch dump (sanitised in memory) with the committed one."""
+    """Compare the scratch dump (sanitised in memory) with the committed one.
+
+    Returns (problems, renumbered): content or file-set differences, and the
+    module numbers (module_NNNN) that differ between files of equal content."""
     sys.path.insert(0, HERE)
     import sanitize
     committed = os.path.join(CORPUS, case, "run_" + run_id)
-    names_c = sorted(os.listdir(committed))
-    names_o = sorted(os.listdir(out))
-    problems = []
-    if names_c != names_o:
+
+    def by_stem(d):
+        return {re.sub(r"^module_\d+\.", "", n): n for n in sorted(os.listdir(d))}
+    names_c, names_o = by_stem(committed), by_stem(out)
+    problems, renumbered = [], {}
+    if set(names_c) != set(names_o):
         problems.append("file names differ: only committed %s, only observed %s" % (
             sorted(set(names_c) - set(names_o))[:4], sorted(set(names_o) - set(names_c))[:4]))
     rel = os.path.relpath(committed, REPO).encode()
-    for n in sorted(set(names_c) & set(names_o)):
-        with open(os.path.join(out, n), "rb") as fh:
+    for stem in sorted(set(names_c) & set(names_o)):
+        nc, no = names_c[stem], names_o[stem]
+        with open(os.path.join(out, no), "rb") as fh:
             data = fh.read().replace(out.encode(), rel)
         data = sanitize.sanitize_bytes(data, committed)
-        with open(os.path.join(committed, n), "rb") as fh:
+        with open(os.path.join(committed, nc), "rb") as fh:
             if fh.read() != data:
-                problems.append("content differs: " + n)
-    return problems
+                problems.append("content differs: " + nc)
+        if nc != no:
+            renumbered[nc.split(".", 1)[0]] = no.split(".", 1)[0]
+    return problems, renumbered
 
 
 def tf_versions():
@@ -345,7 +360,13 @@ def observe(case, versions, today):
     runs = {}
     for run_id, cfg in (("a", cfg_a), ("b", cfg_b)):
         r = observe_run(case, run_id, script, cfg, prune_fn)
-        r["problems"] = same_as_committed(case, run_id, r["out"])
+        r["problems"], r["renumbered"] = same_as_committed(case, run_id, r["out"])
+        # name the modules as the committed dump does
+        back = {v: k for k, v in r["renumbered"].items()}
+        for c in r["compilations"]:
+            if isinstance(c.get("module"), str):
+                num, rest = c["module"].split(".", 1)
+                c["module"] = back.get(num, num) + "." + rest
         runs["run_" + run_id] = r
     programs = {}
     for rid, r in runs.items():
@@ -361,6 +382,7 @@ def observe(case, versions, today):
                   "hlo_proto_fingerprint"):
             changed[k] = mp["run_a"].get(k) != mp["run_b"].get(k)
     problems = {rid: r["problems"] for rid, r in runs.items() if r["problems"]}
+    renumbered = {rid: r["renumbered"] for rid, r in runs.items() if r["renumbered"]}
     how = ("%s; tensorflow-cpu %s, keras %s, numpy %s, Python %s, CPU; %s; each run a fresh "
            "process: %s --run CFG with TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compiler=3 "
            "TF_XLA_FLAGS=--tf_xla_persistent_cache_directory=%s (emptied before each run) "
@@ -370,16 +392,21 @@ def observe(case, versions, today):
            "fingerprint>__<device>.pb), matched to a program by the module name inside "
            "the entry" % (today, versions[0], versions[1], versions[2],
                           platform.python_version(), "tf_library_cases.py --observe",
-                          os.path.relpath(script, REPO), CACHE_DIR))
+                          os.path.relpath(script, REPO), CACHE_DIR.replace("/tmp/", "<tmp>/")))
     observed = {
         "how": how,
-        "dumps_identical_to_committed": not problems,
+        "dumps_identical_to_committed": not problems and not renumbered,
+        "dump_contents_identical_to_committed": not problems,
         "programs": programs,
         "main_program": main,
         "main_program_changed": changed,
     }
     if problems:
         observed["dump_differences"] = problems
+    if renumbered:
+        # same file contents, other module_NNNN numbers (committed -> observed)
+        observed["dump_module_numbers"] = renumbered
+        observed["dump_module_numbers_note"] = RENUMBER_NOTE
     hits = {rid: r["cache_hits"] for rid, r in runs.items() if r["cache_hits"]}
     if hits:
         observed["in_process_cache_hits"] = hits
@@ -387,7 +414,8 @@ def observe(case, versions, today):
     with open(truth_path, "w") as fh:
         json.dump(truth, fh, indent=2)
         fh.write("\n")
-    print("observed", case, "identical" if not problems else problems, changed)
+    print("observed", case, "identical" if not problems else problems,
+          "renumbered" if renumbered else "", changed)
 
 
 def main(argv):
