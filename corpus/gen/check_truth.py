@@ -296,7 +296,8 @@ def check_single_run(case_dir, truth):
     prog = truth["main_program"]
     mains = sorted({re.sub(r"\.(?:[a-z]+_)?(?:before|after)_optimizations\.txt$", "", f)
                     for f in os.listdir(d)
-                    if f.endswith("before_optimizations.txt") and "." + prog + "." in f})
+                    if f.endswith("before_optimizations.txt")
+                    and re.search(r"\." + re.escape(prog) + r"[._]", f)})
     recs = truth["recompilations"]
     if not recs:
         raise Fail("no recompilations listed")
