@@ -27,8 +27,11 @@ def copy_case(case: str, destination: Path) -> Path:
 
 
 def main_file(run: Path) -> Path:
-    """The largest before_optimizations HLO file of a run directory."""
-    return max(run.glob("*.before_optimizations.txt"), key=lambda p: p.stat().st_size)
+    """The largest before_optimizations HLO file of a run directory (or the largest
+    after_optimizations one, in a dump that holds only those)."""
+    files = list(run.glob("*.before_optimizations.txt")) or \
+        list(run.glob("*after_optimizations.txt"))
+    return max(files, key=lambda p: p.stat().st_size)
 
 
 def assert_error(result: CliResult, path: Path | str, line: int | None = None,

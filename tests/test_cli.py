@@ -7,14 +7,14 @@ import json
 from conftest import CORPUS, run_cli
 
 LR = CORPUS / "jax_learning_rate"
-CONTROL = CORPUS / "torch_extra_compilations"
+CONTROL = CORPUS / "jax_extra_compilations"
 
 
 def test_diff_text_says_different_and_names_the_constant_and_its_line():
     result = run_cli("diff", str(LR / "run_a"), str(LR / "run_b"), expect=1)
     assert result.stderr == ""  # no progress display when stderr is not a terminal
     first = result.stdout.splitlines()[0]
-    assert first.startswith("Different executables")
+    assert first.startswith("Recompiles (jit_train_step), different executables")
     assert "constant 0.01 -> 0.02" in first
     assert "adam_update" in result.stdout and "jax_cases.py:" in result.stdout
 
@@ -22,28 +22,35 @@ def test_diff_text_says_different_and_names_the_constant_and_its_line():
 def test_diff_json_follows_the_documented_schema():
     doc = json.loads(run_cli("diff", str(LR / "run_a"), str(LR / "run_b"), "--format", "json",
                              expect=1).stdout)
-    assert doc["schema_version"] == 1 and doc["same_executable"] is False
-    assert set(doc["stages"]) == {"before_optimizations", "after_optimizations"}
+    assert doc["schema_version"] == 2
+    assert doc["recompiles"] is True and doc["same_executable"] is False
+    main = [p for p in doc["programs"] if p["main"]]
+    assert [p["program"] for p in main] == ["jit_train_step"]
+    assert main[0]["hashes"] == {"jax_cache_key": True, "xla_executable_fingerprint": True}
     top = doc["findings"][0]
-    assert set(top) >= {"kind", "stage", "old", "new", "count", "affects", "origin", "where"}
+    assert set(top) >= {"program", "kind", "stage", "old", "new", "summary", "advice", "count",
+                        "affects", "origin", "where", "derived", "optimized"}
     assert set(top["origin"]) == {"op_name", "op_type", "source_file", "source_line", "stack"}
-    assert (top["kind"], top["old"], top["new"]) == ("constant", "0.01", "0.02")
-    assert top["affects"] == ["jax_cache_key", "graphcore_hlo_hash"]
+    assert (top["program"], top["kind"], top["old"], top["new"]) == (
+        "jit_train_step", "constant", "0.01", "0.02")
+    assert "jnp.asarray" in top["advice"]  # a Python float baked in: pass it as an array
+    assert top["affects"] == ["jax_cache_key", "xla_executable_fingerprint"]
     assert {h["name"]: h["changed"] for h in doc["hashes"]} == {
-        "xla_fingerprint": False, "jax_cache_key": True, "graphcore_hlo_hash": True}
-    assert all(set(f["where"]) == {"a", "b", "computation"} for f in doc["findings"] if f["where"])
+        "xla_executable_fingerprint": True, "jax_cache_key": True}
+    assert all(set(f["where"]) == {"a", "b", "computation", "line_a", "line_b"}
+               for f in doc["findings"] if f["where"])
 
 
 def test_diff_markdown_is_a_pr_comment():
     text = run_cli("diff", str(LR / "run_a"), str(LR / "run_b"), "--format", "markdown",
                    expect=1).stdout
-    assert text.startswith("### ❌ hlodiff: Different executables")
+    assert text.startswith("### ❌ hlodiff: Recompiles (jit_train_step), different executables")
     assert "| # | kind | stage |" in text and "`0.01` → `0.02`" in text
 
 
 def test_diff_of_a_control_exits_0():
     result = run_cli("diff", str(CONTROL / "run_a"), str(CONTROL / "run_b"), expect=0)
-    assert result.stdout.startswith("Same executable")
+    assert result.stdout.startswith("Same executable, no recompile")
 
 
 def test_diff_of_single_files():
@@ -78,15 +85,19 @@ def test_constants_of_identical_runs_exits_0():
     run_cli("constants", str(LR / "run_a"), str(LR / "run_a"), expect=0)
 
 
-def test_a_side_module_that_differs_is_pointed_out(tmp_path):
-    """The main program is identical, but jit_init_params changed: say where to look."""
+def test_a_side_program_that_differs_gets_its_verdict(tmp_path):
+    """The main program is identical, but jit_init_params changed: the run's
+    verdict covers every program, and the headline names the one that differs."""
     from dump_trees import jax_dump
     a = jax_dump(tmp_path / "a")
     b = jax_dump(tmp_path / "b", helpers=(("jit_convert_element_type", 1), ("jit_init_params", 9)))
-    doc = json.loads(run_cli("diff", str(a), str(b), "--format", "json", expect=0).stdout)
-    assert doc["same_executable"] is True
-    assert doc["notes"] == ["jit_init_params also differs between the runs: "
-                            "hlodiff diff --module 'jit_init_params' to explain it"]
+    result = run_cli("diff", str(a), str(b), expect=1)
+    assert result.stdout.startswith("Recompiles (jit_init_params)")
+    doc = json.loads(run_cli("diff", str(a), str(b), "--format", "json", expect=1).stdout)
+    verdicts = {p["program"]: (p["recompiles"], p["same_executable"]) for p in doc["programs"]}
+    assert verdicts["jit_init_params"] == (True, False)
+    assert verdicts["jit_train_step"] == (False, True)
+    assert {f["program"] for f in doc["findings"] if f["affects"]} == {"jit_init_params"}
 
 
 def test_header_and_flag_changes_are_causes():
@@ -97,5 +108,6 @@ def test_header_and_flag_changes_are_causes():
     flag = json.loads(run_cli("diff", str(CORPUS / "jax_xla_flag" / "run_a"),
                               str(CORPUS / "jax_xla_flag" / "run_b"), "--format", "json",
                               expect=1).stdout)["findings"][0]
-    assert (flag["detail"], flag["new"], flag["affects"]) == (
-        "debug_options: xla_cpu_enable_fast_math", "true", ["jax_cache_key"])
+    assert (flag["kind"], flag["detail"], flag["new"], flag["affects"]) == (
+        "environment", "XLA flag xla_cpu_enable_fast_math: (default) -> true (5 of 5 programs)",
+        "xla_cpu_enable_fast_math: true", ["jax_cache_key"])

@@ -122,7 +122,20 @@ def test_main_program_is_the_largest_with_the_reason(tmp_path):
     assert main.path == tmp_path / "module_0004.jit_train_step.before_optimizations.txt"
     init = next(m for m in dump.modules if m.program == "jit_init_params")
     assert dump.main_reason == (f"largest before_optimizations text: {human_size(main.size)}, "
-                                f"next jit_init_params {human_size(init.size)}")
+                                f"next jit_init_params {human_size(init.size)}; "
+                                "1 program JAX compiled for itself not counted")
+
+
+def test_the_main_program_is_the_users_step_not_jaxs_helper_nor_the_initialiser():
+    # jit__normal is JAX's own; flax's jit_init is the largest text but takes one
+    # argument where the train step takes the parameters and the batch.
+    upgrade = load_dump(CORPUS / "jax_version_upgrade" / "run_b")
+    assert upgrade.main_program().normalised == "jit_train_step"
+    flax = load_dump(CORPUS / "jax_flax_after_only_init_largest" / "run_a")
+    init = next(m for m in flax.modules if m.normalised == "jit_init")
+    assert init.size > flax.main_program().size
+    assert flax.main_program().normalised == "jit_train_step"
+    assert flax.main_reason.startswith("takes the most arguments (8)")
 
 
 def test_modules_group_their_files_by_stage(tmp_path):

@@ -94,7 +94,8 @@ def test_unalike_main_programs_are_paired_as_largest(tmp_path):
     pairing = pair_dumps(a, b)
     assert pairing.main.how == LARGEST
     assert pairing.only_a == pairing.only_b == ()
-    assert pair_dumps(a, b, all=True).pairs == ()
+    # every program gets a verdict: the two main programs too, as LARGEST
+    assert [p.how for p in pair_dumps(a, b, all=True).pairs] == [LARGEST]
 
 
 def test_select_keeps_matching_pairs(tmp_path):

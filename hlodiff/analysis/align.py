@@ -6,8 +6,12 @@ the trace changes. Matching is by structure, cheapest evidence first:
 1. exact fingerprints: a hash of opcode, shape, attributes (not metadata),
    constant value and the fingerprints of the operands and called
    computations. Everything unchanged pairs here, in one pass;
-2. anchors: the roots of paired computations;
-3. propagation, repeated until nothing moves: top-down (operands in the
+2. anchors: the parameters, by number, where the two parameter lists agree
+   position by position (a program's parameters are its interface: two
+   operands swapped must read as two operands swapped, not as two
+   renumbered parameters); else the longest run they share in order; and
+   the roots of paired computations;
+3. propagation, in rounds until nothing moves: top-down (operands in the
    same position of a matched pair, same opcode, or a constant that became
    a parameter) and bottom-up (an instruction whose operands are matched,
    to the one reading exactly their matches), in the spirit of GumTree and
@@ -16,8 +20,18 @@ the trace changes. Matching is by structure, cheapest evidence first:
 5. fuzzy: rapidfuzz similarity of instruction signatures within an opcode
    bucket, for whatever is left (a few hundred at most).
 
-Before all of these, what the unchanged pass (hlodiff/syntax/unchanged.py) paired
-by name and text is taken as given (a ``Seed``): on big dumps that is
+Every phase decides from what both sides offer at once, never in the order
+one side lists its instructions: where evidence conflicts, all candidates
+are ranked by a key that treats both runs alike and taken best first. So
+``align(a, b)`` and ``align(b, a)`` pair the same instructions.
+
+Computations are paired the entry with the entry, then by the calls of
+paired instructions (most calls agreeing first), then, for what no call
+reached, by exact fingerprint and by similarity. A paired instruction whose called computation is paired with
+another computation is a change the differ reports.
+
+Before all of these, what the unchanged pass (hlodiff/syntax/unchanged.py)
+paired by name and text is taken as given (a ``Seed``): on big dumps that is
 nearly everything, and those instructions are never looked at again.
 
 What stays unmatched was added or removed.
@@ -25,22 +39,28 @@ What stays unmatched was added or removed.
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
-from collections.abc import Iterator
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
+from rapidfuzz.process import cdist
 
 from ..model import Computation, Instruction, Module, cached
 from ..syntax.unchanged import Seed
 
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped
-_IGNORED_ATTRIBUTES = frozenset({"metadata", "statistics"})
-_CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
-                              "true_computation", "false_computation", "branch_computations",
-                              "called_computations"})
+_PAIRWISE_LIMIT = 20_000  # equal instructions weighed pair by pair; beyond, paired in order
+# Not part of what an instruction computes (metadata), or naming other
+# instructions (control-predecessors: compared through the pairing instead).
+_IGNORED_ATTRIBUTES = frozenset({"metadata", "statistics", "control-predecessors",
+                                 "control_predecessors"})
+CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
+                             "true_computation", "false_computation", "branch_computations",
+                             "called_computations"})
 
 
 @dataclass
@@ -85,13 +105,28 @@ class UnchangedMatch(ComputationMatch):
 
 @dataclass
 class Alignment:
-    """The result of aligning module a with module b."""
+    """The result of aligning module a with module b.
+
+    ``computation_pairs`` maps every paired computation of a to its partner
+    in b; ``only_a`` / ``only_b`` are the computations left unpaired.
+    """
 
     a: Module
     b: Module
     computations: list[ComputationMatch]
     only_a: list[Computation]
     only_b: list[Computation]
+    computation_pairs: dict[str, str] = field(default_factory=dict)
+    fingerprints: tuple[Callable[[str], int], Callable[[str], int]] | None = \
+        field(default=None, repr=False)
+
+    def same_code(self, a_name: str, b_name: str) -> bool:
+        """Do computation ``a_name`` of a and ``b_name`` of b compute the same,
+        whatever they are called? (Two reducers that both add are alike.)"""
+        if self.fingerprints is None:
+            return False
+        of_a, of_b = self.fingerprints
+        return of_a(a_name) == of_b(b_name)
 
 
 def align(a: Module, b: Module, seed: Seed | None = None) -> Alignment:
@@ -102,9 +137,10 @@ def align(a: Module, b: Module, seed: Seed | None = None) -> Alignment:
 
 # --- fingerprints ------------------------------------------------------------------------
 
-def _attribute_key(instruction: Instruction) -> tuple:
+def attribute_key(instruction: Instruction) -> tuple:
+    """The attributes that take part in what an instruction computes, spacing aside."""
     return tuple([(name, " ".join(text.split())) for name, text in instruction.attribute_items
-                  if name not in _IGNORED_ATTRIBUTES and name not in _CALL_ATTRIBUTES])
+                  if name not in _IGNORED_ATTRIBUTES and name not in CALL_ATTRIBUTES])
 
 
 class _Fingerprints:
@@ -156,10 +192,10 @@ class _Fingerprints:
             operands = tuple([local[o] if o in local else (_seeded(o) if o in paired else hash(o))
                               for o in instruction.operands])
             # A constant's value is part of what it is; a parameter's number is
-            # not (inserting one renumbers the rest): equal-shaped parameters
-            # pair in order, and the differ reports any renumbering.
+            # not (inserting one renumbers the rest): parameters are anchored
+            # by number separately, and the differ reports any renumbering.
             value = instruction.operand_text if instruction.opcode == "constant" else ""
-            fp = hash((instruction.opcode, str(instruction.shape), _attribute_key(instruction),
+            fp = hash((instruction.opcode, str(instruction.shape), attribute_key(instruction),
                        value, operands, called))
             local[instruction.name] = fp
         root = computation.root.name
@@ -173,6 +209,33 @@ def _seeded(name: str) -> int:
     return hash(("unchanged", name))
 
 
+# --- choosing among candidates ---------------------------------------------------------------
+
+def _take_best(candidates: Iterable[tuple[tuple, str, str]], free_a: Callable[[str], bool],
+               free_b: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """Pairs from ``(key, x, y)`` candidates, lowest key first, each side used once.
+
+    Keys must treat both runs alike (a sum or difference of positions, a
+    symmetric score), so that the choice does not depend on which run is
+    called a: swapping the runs swaps the pairs and nothing else.
+    """
+    chosen = []
+    used_a: set[str] = set()
+    used_b: set[str] = set()
+    for _, x, y in sorted(candidates, key=lambda c: c[0]):
+        if x in used_a or y in used_b or not free_a(x) or not free_b(y):
+            continue
+        used_a.add(x)
+        used_b.add(y)
+        chosen.append((x, y))
+    return chosen
+
+
+def _closeness(i: int, j: int) -> tuple[int, int, int]:
+    """How close two positions are, the same whichever side each comes from."""
+    return abs(i - j), i + j, min(i, j)
+
+
 # --- the aligner ---------------------------------------------------------------------------
 
 class _Aligner:
@@ -183,19 +246,23 @@ class _Aligner:
         self.comp_pairs: dict[str, str] = {}
         self.comp_paired_b: set[str] = set()
         self.matches: list[ComputationMatch] = []
-        self.queue: deque[tuple[str, str]] = deque()
+        self.pending: list[tuple[str, str]] = []  # paired, instructions not matched yet
+        self.position_a = {c.name: n for n, c in enumerate(a.computations)}
+        self.position_b = {c.name: n for n, c in enumerate(b.computations)}
 
     def run(self) -> Alignment:
         self._pair_computations(self.a.entry.name, self.b.entry.name)
         for name in (*self.seed.identical, *self.seed.names):  # names are stable: see the seed
             self._pair_computations(name, name)
+        self._drain()  # the calls of paired instructions pair what they call
+        self._pair_exact_computations()  # computations no call reached: the same code first
         self._drain()
-        # Computations not reached through calls: exact fingerprints, then names.
         self._pair_leftover_computations()
         self._drain()
         only_a = [c for c in self.a.computations if c.name not in self.comp_pairs]
         only_b = [c for c in self.b.computations if c.name not in self.comp_paired_b]
-        return Alignment(self.a, self.b, self.matches, only_a, only_b)
+        return Alignment(self.a, self.b, self.matches, only_a, only_b, dict(self.comp_pairs),
+                         (self.fa.computation, self.fb.computation))
 
     def _pair_computations(self, a_name: str, b_name: str) -> None:
         if a_name in self.comp_pairs or b_name in self.comp_paired_b:
@@ -204,44 +271,107 @@ class _Aligner:
             return
         self.comp_pairs[a_name] = b_name
         self.comp_paired_b.add(b_name)
-        self.queue.append((a_name, b_name))
+        self.pending.append((a_name, b_name))
+
+    def _free_a(self, name: str) -> bool:
+        return name not in self.comp_pairs
+
+    def _free_b(self, name: str) -> bool:
+        return name not in self.comp_paired_b
+
+    def _pair_exact_computations(self) -> None:
+        """Computations with the same fingerprint: the same code, whatever their names."""
+        by_fp: dict[int, list[Computation]] = defaultdict(list)
+        for c in self.b.computations:
+            if self._free_b(c.name):
+                by_fp[self.fb.computation(c.name)].append(c)
+        candidates = []
+        for c in self.a.computations:
+            if not self._free_a(c.name):
+                continue
+            for d in by_fp.get(self.fa.computation(c.name), ()):
+                candidates.append(((_name_distance(c.name, d.name),
+                                    *_closeness(self.position_a[c.name], self.position_b[d.name])),
+                                   c.name, d.name))
+        for x, y in _take_best(candidates, self._free_a, self._free_b):
+            self._pair_computations(x, y)
 
     def _drain(self) -> None:
-        while self.queue:
-            a_name, b_name = self.queue.popleft()
-            a, b = self.a.by_name[a_name], self.b.by_name[b_name]
-            paired = self.seed.paired(a_name) if a_name == b_name else frozenset()
-            if paired is None:  # unchanged line for line; calls are paired by name too
-                self.matches.append(UnchangedMatch(a, b))
-                continue
-            match = ComputationMatch(a, b)
-            _InstructionMatcher(match, self.fa, self.fb, paired).run()
-            self.matches.append(match)
-            for x_name, y_name in match.pairs.items():
-                x, y = match.a.by_name[x_name], match.b.by_name[y_name]
-                if x.unchanged:  # what it calls is paired by name, with the seed
-                    continue
-                for ca, cb in zip(x.called_computations, y.called_computations):
-                    self._pair_computations(ca, cb)
+        """Match the instructions of every pending computation pair; the calls of
+        paired instructions then pair the computations they call, in waves, the
+        computations called by more agreeing pairs first."""
+        while self.pending:
+            wave, self.pending = self.pending, []
+            votes: dict[tuple[str, str], int] = defaultdict(int)
+            for a_name, b_name in wave:
+                match = self._match(a_name, b_name)
+                self.matches.append(match)
+                if match.unchanged:
+                    continue  # what it calls is paired by name, with the seed
+                for x_name, y_name in match.pairs.items():
+                    x, y = match.a.by_name[x_name], match.b.by_name[y_name]
+                    if x.unchanged:
+                        continue
+                    for ca, cb in called_pairs(x, y):
+                        votes[(ca, cb)] += 1
+            # the same code first (a reducer that takes the maximum pairs with one
+            # that does, whatever an instruction pairing that is off says), then
+            # the most calls agreeing
+            candidates = [((self.fa.computation(ca) != self.fb.computation(cb), -n,
+                            _name_distance(ca, cb),
+                            *_closeness(self.position_a.get(ca, 0), self.position_b.get(cb, 0))),
+                           ca, cb) for (ca, cb), n in votes.items()
+                          if ca in self.a.by_name and cb in self.b.by_name]
+            for x, y in _take_best(candidates, self._free_a, self._free_b):
+                self._pair_computations(x, y)
+
+    def _match(self, a_name: str, b_name: str) -> ComputationMatch:
+        a, b = self.a.by_name[a_name], self.b.by_name[b_name]
+        paired = self.seed.paired(a_name) if a_name == b_name else frozenset()
+        if paired is None:  # unchanged line for line; calls are paired by name too
+            return UnchangedMatch(a, b)
+        match = ComputationMatch(a, b)
+        _InstructionMatcher(match, self.fa, self.fb, paired).run()
+        return match
 
     def _pair_leftover_computations(self) -> None:
-        left_a = [c for c in self.a.computations if c.name not in self.comp_pairs]
-        left_b = [c for c in self.b.computations if c.name not in self.comp_paired_b]
-        by_fp: dict[int, list[Computation]] = defaultdict(list)
-        for c in left_b:
-            by_fp[self.fb.computation(c.name)].append(c)
-        rest_a = []
-        for c in left_a:
-            bucket = by_fp.get(self.fa.computation(c.name))
-            if bucket:
-                self._pair_computations(c.name, bucket.pop(0).name)
-            else:
-                rest_a.append(c)
-        rest_b = [c for c in left_b if c.name not in self.comp_paired_b]
+        """Computations no call reached: by similarity of name and content."""
+        rest_a = [c for c in self.a.computations if self._free_a(c.name)]
+        rest_b = [c for c in self.b.computations if self._free_b(c.name)]
         if not rest_a or not rest_b:
             return
-        for c, d in _most_similar(rest_a, rest_b, _computation_signature):
-            self._pair_computations(c.name, d.name)
+        for x, y in _most_similar(rest_a, rest_b, _computation_signature,
+                                  lambda c: self.position_a[c.name],
+                                  lambda c: self.position_b[c.name]):
+            self._pair_computations(x.name, y.name)
+
+
+def called_pairs(x: Instruction, y: Instruction) -> list[tuple[str, str]]:
+    """The computations ``x`` and ``y`` call, paired by role: ``condition`` with
+    ``condition`` and ``body`` with ``body`` whatever order they are printed
+    in; within one attribute (``branch_computations``), by position."""
+    if not x.attribute_items or not y.attribute_items:
+        return []
+    calls_x, calls_y = calls(x), calls(y)
+    return [(cx, cy) for attribute, names_x in calls_x.items()
+            for cx, cy in zip(names_x, calls_y.get(attribute, ()))]
+
+
+def calls(instruction: Instruction) -> dict[str, list[str]]:
+    """The computations ``instruction`` calls, by attribute, in printed order."""
+    out: dict[str, list[str]] = {}
+    if not instruction.attribute_items or CALL_ATTRIBUTES.isdisjoint(
+            name for name, _ in instruction.attribute_items):
+        return out
+    for attribute in instruction.attributes:
+        if attribute.name in CALL_ATTRIBUTES:
+            out[attribute.name] = list(attribute.reader.computation_names(attribute))
+    return out
+
+
+def _name_distance(a: str, b: str) -> float:
+    """0 for the same name, up to 100 for nothing in common (symmetric)."""
+    return 100.0 - fuzz.ratio(a, b)
 
 
 class _InstructionMatcher:
@@ -250,12 +380,17 @@ class _InstructionMatcher:
     def __init__(self, m: ComputationMatch, fa: _Fingerprints, fb: _Fingerprints,
                  paired: frozenset[str]):
         self.m = m
+        self.fa, self.fb = fa, fb
         self.a_by, self.b_by = m.a.by_name, m.b.by_name
         fa.instructions(m.a.name), fb.instructions(m.b.name)
         self.fp_a = fa.of_instructions[m.a.name]  # of what the seed left unpaired
         self.fp_b = fb.of_instructions[m.b.name]
+        self.position_a = {i.name: n for n, i in enumerate(m.a.instructions)}
+        self.position_b = {i.name: n for n, i in enumerate(m.b.instructions)}
         self.reverse: dict[str, str] = {}
-        self.fresh: deque[tuple[str, str]] = deque()  # pairs whose operands are not yet looked at
+        self.fresh: list[tuple[str, str]] = []  # pairs whose neighbours are not yet looked at
+        self._users_a: dict[str, list[Instruction]] | None = None
+        self._users_b: dict[str, list[Instruction]] | None = None
         # Paired by the pass: in bulk, as it is most of a big computation.
         # Only those read in full (they read a changed instruction) are looked
         # at again, to pair what they read.
@@ -271,46 +406,77 @@ class _InstructionMatcher:
         self.reverse[y] = x
         self.fresh.append((x, y))
 
+    def free_a(self, x: str) -> bool:
+        return x not in self.m.pairs
+
+    def free_b(self, y: str) -> bool:
+        return y not in self.reverse
+
+    def take(self, candidates: Iterable[tuple[tuple, str, str]], how: str) -> None:
+        for x, y in _take_best(candidates, self.free_a, self.free_b):
+            self.pair(x, y, how)
+
+    def calls_differ(self, x: str, y: str) -> bool:
+        """Do x and y call computations of different code (a reduce that takes
+        the maximum, one that adds)?"""
+        called_x = self.a_by[x].called_computations if self.a_by[x].attribute_items else ()
+        called_y = self.b_by[y].called_computations if self.b_by[y].attribute_items else ()
+        if not called_x and not called_y:
+            return False
+        return tuple(map(self.fa.computation, called_x)) != \
+            tuple(map(self.fb.computation, called_y))
+
+    def closeness(self, x: str, y: str) -> tuple[int, int, int]:
+        return _closeness(self.position_a[x], self.position_b[y])
+
     def done(self) -> bool:
         """Is every instruction of one side paired? Then nothing is left to pair."""
         return len(self.m.pairs) in (len(self.m.a.instructions), len(self.m.b.instructions))
 
     def run(self) -> None:
         m = self.m
-        # 1. exact fingerprints. Unique ones first: they are certain, and
+        # 1. the parameters, by number where the interface agrees: before
+        # anything else, so that no operand swap can pair them crosswise.
+        self._anchor_parameters()
+        # 2. exact fingerprints. Unique ones first: they are certain, and
         # propagating from them places the duplicates (a broadcast of the
         # constant 1 occurs dozens of times) by their context. Then whatever
-        # duplicates are left, in order, preferring the same op_name and line.
-        # Parameters wait: an inserted one would shift every equal-shaped
-        # parameter after it, while their users bring them along.
+        # duplicates are left, preferring the same op_name and line, then
+        # the closest place.
         self._exact(unique_only=True)
         self._propagate()
         if self.done():
             return
         self._exact(unique_only=False)
-        # 2. anchors: the roots
-        if m.a.root.name not in m.pairs and m.b.root.name not in self.reverse:
+        if self.free_a(m.a.root.name) and self.free_b(m.b.root.name):
             self.pair(m.a.root.name, m.b.root.name, "root")
         # 3. propagation, then constants that became parameters, parameters
         # nothing brought along, metadata hints and fuzzy similarity, each
         # followed by propagation again
         self._propagate()
         for phase in (self._constants_become_parameters, self._parameters, self._by_metadata,
-                      self._fuzzy, self._constants_become_parameters):
+                      self._fuzzy):
             if self.done():
-                return
+                break
             phase()
             self._propagate()
+        self._release_stranded_constants()
+
+    # -- 1. exact ---------------------------------------------------------------------------
 
     def _exact(self, unique_only: bool) -> None:
         buckets_a: dict[int, list[str]] = defaultdict(list)
         buckets_b: dict[int, list[str]] = defaultdict(list)
+        # Repeated constants wait too: one 0 is like another, and the users,
+        # paired by their context, say which is which.
+        waiting = {"parameter"} if unique_only else {"parameter", "constant"}
         for x in self.m.a.instructions:
-            if x.name not in self.m.pairs and x.opcode != "parameter":
+            if self.free_a(x.name) and x.opcode not in waiting:
                 buckets_a[self.fp_a.get(x.name, _seeded(x.name))].append(x.name)
         for y in self.m.b.instructions:
-            if y.name not in self.reverse and y.opcode != "parameter":
+            if self.free_b(y.name) and y.opcode not in waiting:
                 buckets_b[self.fp_b.get(y.name, _seeded(y.name))].append(y.name)
+        candidates = []
         for fp, xs in buckets_a.items():
             ys = buckets_b.get(fp)
             if not ys:
@@ -318,61 +484,135 @@ class _InstructionMatcher:
             if len(xs) == len(ys) == 1:
                 self.pair(xs[0], ys[0], "exact")
             elif not unique_only:
-                self._pair_in_order(xs, ys)
+                candidates += self._equal_subtrees(xs, ys)
+        self.take(candidates, "exact")
 
-    def _pair_in_order(self, xs: list[str], ys: list[str]) -> None:
-        """Equal subtrees: same op_name and line first, then order of appearance."""
-        by_hint: dict[tuple, deque[str]] = defaultdict(deque)
-        for y in ys:
-            by_hint[_hint(self.b_by[y])].append(y)
-        taken: set[str] = set()
-        rest = []
+    def _equal_subtrees(self, xs: list[str], ys: list[str]) -> list[tuple[tuple, str, str]]:
+        """Candidates among instructions with one fingerprint: the same op_name
+        and line first, then the closest place; in a big bucket, the same hint
+        and then order of appearance (both symmetric)."""
+        by_hint: dict[tuple, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
         for x in xs:
-            bucket = by_hint.get(_hint(self.a_by[x]))
-            if bucket:
-                y = bucket.popleft()
-                taken.add(y)
-                self.pair(x, y, "exact")
+            by_hint[_hint(self.a_by[x])][0].append(x)
+        for y in ys:
+            by_hint[_hint(self.b_by[y])][1].append(y)
+        out = []
+        for hinted, (hx, hy) in by_hint.items():
+            if len(hx) * len(hy) <= _PAIRWISE_LIMIT:
+                out += [((0, *self.closeness(x, y)), x, y) for x in hx for y in hy]
             else:
-                rest.append(x)
-        for x, y in zip(rest, (y for y in ys if y not in taken)):
-            self.pair(x, y, "exact")
+                out += [((0, k, k, k), x, y) for k, (x, y) in enumerate(zip(hx, hy))]
+        if len(xs) * len(ys) <= _PAIRWISE_LIMIT:  # across hints, after every same-hint pair
+            out += [((1, *self.closeness(x, y)), x, y) for x in xs for y in ys
+                    if _hint(self.a_by[x]) != _hint(self.b_by[y])]
+        else:
+            out += [((1, k, k, k), x, y) for k, (x, y) in enumerate(zip(xs, ys))]
+        return out
+
+    # -- 2. anchors ---------------------------------------------------------------------------
+
+    def _anchor_parameters(self) -> None:
+        """Parameters are a computation's interface. Where both lists agree
+        position by position (shape, and name where both have one), they pair
+        by number; else along the longest run they share in order, and the
+        rest is left to what uses them."""
+        left_a = [p for p in self.m.a.parameters if self.free_a(p.name)]
+        left_b = [q for q in self.m.b.parameters if self.free_b(q.name)]
+        if not left_a or not left_b:
+            return
+        if len(left_a) == len(left_b) and all(
+                _same_interface(p, q) for p, q in zip(left_a, left_b)):
+            for p, q in zip(left_a, left_b):
+                self.pair(p.name, q.name, "parameter")
+            return
+        for i, j in _common_run([_interface_key(p) for p in left_a],
+                                [_interface_key(q) for q in left_b]):
+            self.pair(left_a[i].name, left_b[j].name, "parameter")
+
+    # -- 3. propagation -------------------------------------------------------------------------
+
+    def _users(self) -> tuple[dict[str, list[Instruction]], dict[str, list[Instruction]]]:
+        if self._users_a is None:
+            self._users_a, self._users_b = _users_of(self.m.a), _users_of(self.m.b)
+        return self._users_a, self._users_b
 
     def _propagate(self) -> None:
-        """Top-down from new pairs, then bottom-up, until nothing changes."""
+        """Rounds of proposals from the pairs made since the last round: top-down
+        (their operands, position by position) and bottom-up (their users whose
+        operands are all paired alike). Each round's proposals are taken at
+        once, by how many pairs propose them, then by closeness; a worklist of
+        new pairs, so nothing is looked at twice."""
         a_by, b_by, pairs, reverse = self.a_by, self.b_by, self.m.pairs, self.reverse
-        while True:
-            # top-down: operands in the same position of a matched pair
-            while self.fresh:
-                x_name, y_name = self.fresh.popleft()
+        while self.fresh:
+            fresh, self.fresh = self.fresh, []
+            votes: dict[tuple[str, str], int] = defaultdict(int)
+            users_a = users_b = None
+            for x_name, y_name in fresh:
                 x, y = a_by[x_name], b_by[y_name]
-                if len(x.operands) != len(y.operands):
-                    continue
-                for ox, oy in zip(x.operands, y.operands):
-                    if ox in pairs or oy in reverse or ox not in a_by or oy not in b_by:
+                if len(x.operands) == len(y.operands):
+                    for ox, oy in zip(x.operands, y.operands):
+                        if ox in pairs or oy in reverse or ox not in a_by or oy not in b_by:
+                            continue
+                        if a_by[ox].opcode == b_by[oy].opcode == "constant":
+                            continue  # placed once every reader has spoken: _pair_constants
+                        if _compatible(a_by[ox], b_by[oy]):
+                            votes[(ox, oy)] += 1
+                if users_a is None:
+                    users_a, users_b = self._users()
+                for uy in users_b.get(y_name, ()):
+                    if uy.name in reverse:
                         continue
-                    if _compatible(a_by[ox], b_by[oy]):
-                        self.pair(ox, oy, "top-down")
-            # bottom-up: an instruction whose operands are all matched
-            index: dict[tuple, list[str]] = defaultdict(list)
-            for x in self.m.a.instructions:
-                if x.name not in pairs and x.operands:
-                    index[(x.opcode, x.operands)].append(x.name)
-                    # an opcode change (divide -> multiply) keeps operands and shape
-                    index[("*", str(x.shape), x.operands)].append(x.name)
-            for y in self.m.b.instructions:
-                if y.name in reverse or not y.operands:
-                    continue
-                mapped = tuple(reverse.get(o) for o in y.operands)
-                if None in mapped:
-                    continue
-                candidates = index.get((y.opcode, mapped)) or index.get(("*", str(y.shape), mapped))
-                while candidates and candidates[0] in pairs:
-                    candidates.pop(0)
-                if candidates:
-                    self.pair(candidates.pop(0), y.name, "bottom-up")
+                    mapped = tuple(reverse.get(o) for o in uy.operands)
+                    if None in mapped:
+                        continue
+                    for ux in users_a.get(x_name, ()):
+                        if ux.name not in pairs and ux.operands == mapped and (
+                                _compatible(ux, uy) or str(ux.shape) == str(uy.shape)):
+                            votes[(ux.name, uy.name)] += 1
+            self.take((((-n, a_by[x].opcode != b_by[y].opcode, self.calls_differ(x, y),
+                         str(a_by[x].shape) != str(b_by[y].shape), *self.closeness(x, y)), x, y)
+                       for (x, y), n in votes.items()), "propagated")
             if not self.fresh:
-                return
+                self._pair_constants()
+
+    def _pair_constants(self) -> None:
+        """Constants read at the same place by paired instructions, all readers
+        at once: a 0 is like any other 0, so the one whose value changed must
+        not be paired by whichever reader came first. Most readers agreeing
+        first, then the same shape, then the closest place."""
+        a_by, b_by, pairs, reverse = self.a_by, self.b_by, self.m.pairs, self.reverse
+        votes: dict[tuple[str, str], int] = defaultdict(int)
+        for x_name, y_name in pairs.items():
+            x, y = a_by[x_name], b_by[y_name]
+            if x.unchanged or len(x.operands) != len(y.operands):
+                continue
+            for ox, oy in zip(x.operands, y.operands):
+                if ox in pairs or oy in reverse or ox not in a_by or oy not in b_by:
+                    continue
+                cx, cy = a_by[ox], b_by[oy]
+                if cx.opcode == cy.opcode == "constant":
+                    votes[(ox, oy)] += 1
+        self.take((((-n, str(a_by[x].shape) != str(b_by[y].shape), *self.closeness(x, y)), x, y)
+                   for (x, y), n in votes.items()), "propagated")
+
+    def _release_stranded_constants(self) -> None:
+        """A constant paired with one whose users all went, or all came, is not
+        the same value changed: it belongs to the code removed or added (a
+        learning rate replaced by a schedule's computation). Unpair it."""
+        m = self.m
+        users_a, users_b = self._users()
+        for x, y in list(m.pairs.items()):
+            if m.how[x] in ("exact", "unchanged"):
+                continue
+            xi, yi = self.a_by[x], self.b_by[y]
+            if xi.opcode != "constant" or yi.opcode != "constant":
+                continue
+            gone = users_a.get(x) and all(u.name not in m.pairs for u in users_a[x])
+            came = users_b.get(y) and all(u.name not in self.reverse for u in users_b[y])
+            if gone or came:
+                del m.pairs[x], m.how[x], self.reverse[y]
+
+    # -- 4. what propagation leaves ---------------------------------------------------------------
 
     def _constants_become_parameters(self) -> None:
         """A constant in one run, an argument in the other (``lr`` passed to jit).
@@ -382,52 +622,50 @@ class _InstructionMatcher:
         framework added. Both directions are looked for.
         """
         m = self.m
-        for side_a, side_b, matched, paired, flip in (
-                (m.a, m.b, m.pairs, self.reverse, False), (m.b, m.a, self.reverse, m.pairs, True)):
-            if not any(x.name not in matched and x.opcode == "constant" for x in side_a.instructions):
+        candidates = []
+        for side, other, twin_of, flip in ((m.a, m.b, m.pairs, False),
+                                           (m.b, m.a, self.reverse, True)):
+            free_here = self.free_b if flip else self.free_a
+            free_there = self.free_a if flip else self.free_b
+            constants = [x for x in side.instructions
+                         if x.opcode == "constant" and free_here(x.name)]
+            if not constants:
                 continue  # the usual case: every constant already has its twin
-            users = defaultdict(list)
-            for instruction in side_a.instructions:
-                for position, operand in enumerate(instruction.operands):
-                    users[operand].append((instruction, position))
-            for x in side_a.instructions:
-                if x.opcode != "constant" or x.name in matched:
-                    continue
-                for user, position in users.get(x.name, ()):
-                    twin = side_b.by_name.get(matched.get(user.name, ""))
+            users = _users_of(side)
+            for x in constants:
+                for user in users.get(x.name, ()):
+                    twin = other.by_name.get(twin_of.get(user.name, ""))
+                    position = user.operands.index(x.name)
                     if twin is None or position >= len(twin.operands):
                         continue
-                    target = _through_plumbing(side_b, twin.operands[position])
+                    target = _through_plumbing(other, twin.operands[position])
                     if target is not None and target.opcode == "parameter" \
-                            and target.name not in paired:
-                        self.pair(*((target.name, x.name) if flip else (x.name, target.name)),
-                                  "constant-parameter")
-                        break
+                            and free_there(target.name):
+                        pair = (target.name, x.name) if flip else (x.name, target.name)
+                        candidates.append((self.closeness(*pair), *pair))
+        self.take(candidates, "constant-parameter")
 
     def _parameters(self) -> None:
         """Parameters left over: by what they stand for (their name), then by number."""
         m = self.m
-        left_b = [q for q in m.b.parameters if q.name not in self.reverse]
-        left_a = [p for p in m.a.parameters if p.name not in m.pairs]
         for key in (_parameter_role, lambda p: p.parameter_number):
-            by_key: dict[object, deque[str]] = defaultdict(deque)
+            left_b = [q for q in m.b.parameters if self.free_b(q.name)]
+            left_a = [p for p in m.a.parameters if self.free_a(p.name)]
+            by_key: dict[object, list[Instruction]] = defaultdict(list)
             for q in left_b:
-                if q.name not in self.reverse:
-                    by_key[key(q)].append(q.name)
-            for p in left_a:
-                bucket = by_key.get(key(p))
-                if p.name not in m.pairs and bucket:
-                    self.pair(p.name, bucket.popleft(), "parameter")
+                by_key[key(q)].append(q)
+            self.take(((self.closeness(p.name, q.name), p.name, q.name)
+                       for p in left_a for q in by_key.get(key(p), ())), "parameter")
 
     def _by_metadata(self) -> None:
-        hints: dict[tuple, deque[str]] = defaultdict(deque)
+        hints: dict[tuple, list[str]] = defaultdict(list)
         for y in self.m.unmatched_b:
             if y.metadata.get("op_name") or y.metadata.get("source_line"):
                 hints[(y.opcode,) + _hint(y)].append(y.name)
-        for x in self.m.unmatched_a:
-            bucket = hints.get((x.opcode,) + _hint(x))
-            if bucket:
-                self.pair(x.name, bucket.popleft(), "metadata")
+        self.take((((_shape_distance(x, self.b_by[y]), self.calls_differ(x.name, y))
+                    + self.closeness(x.name, y), x.name, y)
+                   for x in self.m.unmatched_a for y in hints.get((x.opcode,) + _hint(x), ())
+                   if _compatible(x, self.b_by[y])), "metadata")
 
     def _fuzzy(self) -> None:
         left_b: dict[str, list[Instruction]] = defaultdict(list)
@@ -437,29 +675,73 @@ class _InstructionMatcher:
             ys = left_b.get(opcode)
             if not ys or len(xs) > _FUZZY_LIMIT or len(ys) > _FUZZY_LIMIT:
                 continue
-            for x, y in _most_similar(xs, ys, _signature):
+            for x, y in _most_similar(xs, ys, _signature, lambda i: self.position_a[i.name],
+                                      lambda i: self.position_b[i.name]):
                 self.pair(x.name, y.name, "fuzzy")
 
 
-def _most_similar(xs: list, ys: list, signature) -> Iterator[tuple]:
-    """Greedy pairs: each x, in order, with the most similar y still free
-    (rapidfuzz ratio of their signatures, at least _FUZZY_CUTOFF)."""
-    ys = list(ys)
-    choices = [signature(y) for y in ys]
-    for x in xs:
-        if not choices:
-            return
-        best = process.extractOne(signature(x), choices, scorer=fuzz.ratio,
-                                  score_cutoff=_FUZZY_CUTOFF)
-        if best is not None:
-            index = best[2]
-            yield x, ys[index]
-            del ys[index], choices[index]
+def _most_similar(xs: list, ys: list, signature, position_x, position_y) -> list[tuple]:
+    """Pairs of the most similar items (rapidfuzz ratio of their signatures, at
+    least _FUZZY_CUTOFF), best first, each item used once; ties go to the
+    closest places. The same pairs whichever side is called x."""
+    scores = cdist([signature(x) for x in xs], [signature(y) for y in ys], scorer=fuzz.ratio,
+                   score_cutoff=_FUZZY_CUTOFF)
+    candidates = [((-float(scores[i][j]), *_closeness(position_x(x), position_y(y))), i, j)
+                  for i, x in enumerate(xs) for j, y in enumerate(ys) if scores[i][j] > 0]
+    taken = _take_best(((key, str(i), str(j)) for key, i, j in candidates),
+                       lambda _: True, lambda _: True)
+    return [(xs[int(i)], ys[int(j)]) for i, j in taken]
+
+
+def _common_run(keys_a: list, keys_b: list) -> list[tuple[int, int]]:
+    """Index pairs of a longest common subsequence of two short lists; among
+    the longest, the one whose pairs sit closest in position (so that it is
+    the same, mirrored, when the lists swap places)."""
+    n, m = len(keys_a), len(keys_b)
+    # best[i][j]: (pairs, -distance, -positions) of the best run in a[i:], b[j:]
+    best = [[(0, 0, 0)] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            options = [best[i + 1][j], best[i][j + 1]]
+            if keys_a[i] == keys_b[j]:
+                after = best[i + 1][j + 1]
+                options.append((after[0] + 1, after[1] - abs(i - j), after[2] - i - j))
+            best[i][j] = max(options)
+    out, i, j = [], 0, 0
+    while i < n and j < m:
+        here = best[i][j]
+        after = best[i + 1][j + 1]
+        if keys_a[i] == keys_b[j] and here == (after[0] + 1, after[1] - abs(i - j),
+                                               after[2] - i - j):
+            out.append((i, j))
+            i, j = i + 1, j + 1
+        elif here == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _users_of(computation: Computation) -> dict[str, list[Instruction]]:
+    users: dict[str, list[Instruction]] = defaultdict(list)
+    for instruction in computation.instructions:
+        for operand in instruction.operands:
+            users[operand].append(instruction)
+    return users
+
+
+_COUNTER = re.compile(r"\.\d+(?=/|$)")
 
 
 def _hint(instruction: Instruction) -> tuple:
+    """Where an instruction came from, as a hint for pairing: its op_name with
+    the counters frameworks number ops with (torch-xla's ``aten__add.12``,
+    which shift when an op is added earlier) taken out, and its source line."""
     md = instruction.metadata
-    return (md.get("op_name"), md.get("source_line"), md.get("stack_frame_id"))
+    op_name = md.get("op_name")
+    if isinstance(op_name, str):
+        op_name = _COUNTER.sub("", op_name)
+    return (op_name, md.get("source_line"), md.get("stack_frame_id"))
 
 
 _PLUMBING = frozenset({"reshape", "bitcast", "broadcast", "convert", "copy"})
@@ -482,6 +764,19 @@ def _parameter_role(parameter: Instruction) -> tuple:
     return ("named", name) if name and name not in _GENERIC_PARAMETER_NAMES else ("unnamed", id(parameter))
 
 
+def _interface_key(parameter: Instruction) -> tuple:
+    name = parameter.metadata.get("op_name")
+    return (str(parameter.shape), name if name not in _GENERIC_PARAMETER_NAMES else None)
+
+
+def _same_interface(p: Instruction, q: Instruction) -> bool:
+    """Can ``p`` and ``q``, at the same position, be the same parameter?"""
+    if str(p.shape) != str(q.shape):
+        return False
+    name_p, name_q = _interface_key(p)[1], _interface_key(q)[1]
+    return name_p is None or name_q is None or name_p == name_q
+
+
 _GENERIC_PARAMETER_NAMES = frozenset({"XLA_Args", "xla__device_data"})
 
 
@@ -493,18 +788,28 @@ def _group(instructions: list[Instruction]) -> dict[str, list[Instruction]]:
 
 
 def _compatible(x: Instruction, y: Instruction) -> bool:
-    """Can x and y be the same instruction, changed? Same opcode, or a constant
-    that became a parameter (or the reverse)."""
+    """Can x and y be the same instruction, changed? Same opcode and rank (a
+    batch size changes sizes, not ranks), or a constant that became a
+    parameter (or the reverse)."""
     if x.opcode == y.opcode:
-        return True
+        return x.shape is None or y.shape is None or x.shape.rank == y.shape.rank
     return {x.opcode, y.opcode} == {"constant", "parameter"}
+
+
+def _shape_distance(x: Instruction, y: Instruction) -> int:
+    """0 for the same shape, 1 for the same rank, 2 otherwise."""
+    if str(x.shape) == str(y.shape):
+        return 0
+    if x.shape is not None and y.shape is not None and x.shape.rank == y.shape.rank:
+        return 1
+    return 2
 
 
 def _signature(instruction: Instruction) -> str:
     md = instruction.metadata
     return " ".join(filter(None, (instruction.opcode, str(instruction.shape),
                                   str(md.get("op_name") or ""), str(md.get("source_line") or ""),
-                                  " ".join(f"{k}={v}" for k, v in _attribute_key(instruction)))))
+                                  " ".join(f"{k}={v}" for k, v in attribute_key(instruction)))))
 
 
 def _computation_signature(computation: Computation) -> str:

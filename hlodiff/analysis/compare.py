@@ -13,11 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .diff import Change, diff_modules
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
-from .explain import ModulePairing, Report, StageDiff, explain
-from ..dumps.mlir import describe_difference, mlir_type, read_constants
+from ..dumps.environment import cache_paths_differ, differences, environment
+from ..dumps.mlir import mlir_type, read_constants, settle
 from ..model import Module, Origin
+from .diff import Change, diff_modules
+from .explain import ExtraCompilation, ModulePairing, ProgramDiff, Report, StageDiff, explain
 
 if TYPE_CHECKING:
     from ..syntax.unchanged import Seed
@@ -76,61 +77,73 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
                   unpaired: bool = True, step: Step = _quiet) -> Report:
     """``compare`` for dumps already loaded (a baseline rebuilds one from text).
 
-    ``unpaired`` reports modules compiled in one run only; off when one
-    side holds only the modules a caller chose to keep.
+    Every program paired across the runs gets its verdict (``select`` keeps
+    those whose name matches a regular expression; ``all`` is the default
+    now and kept for callers that ask for it). A program whose files are
+    the same byte for byte is not parsed. ``unpaired`` lists modules
+    compiled in one run only as extra compilations; off when one side holds
+    only the modules a caller chose to keep.
     """
     from ..dumps.pairing import pair_dumps
-    pairing = pair_dumps(dump_a, dump_b, select=select, all=all)
-    stages: list[StageDiff] = []
-    extra: list[Change] = []
-    for pair in pairing.pairs:
-        stages.extend(_decide_elided(_stage_diffs(pair.a, pair.b, step), pair.a, pair.b))
-        extra += _debug_option_changes(pair.a, pair.b)
+    pairing = pair_dumps(dump_a, dump_b, select=select, all=True if select is None else all)
+    names = [pair.a.normalised or pair.a.label for pair in pairing.pairs]
+    programs = [_program_diff(pair, step, pair is pairing.main,
+                              name if names.count(name) == 1
+                              else f"{name} ({pair.a.label} vs {pair.b.label})")
+                for pair, name in zip(pairing.pairs, names)]
+    extra: tuple[ExtraCompilation, ...] = ()
     if unpaired:
-        extra += [_module_change("module_removed", m) for m in pairing.only_a]
-        extra += [_module_change("module_added", m) for m in pairing.only_b]
-    modules = tuple(ModulePairing(p.a.label, p.b.label, p.how) for p in pairing.pairs)
+        extra = tuple(ExtraCompilation(run, m.label, m.normalised)
+                      for run, modules in (("a", pairing.only_a), ("b", pairing.only_b))
+                      for m in modules)
     step("explaining")
-    report = explain(stages, extra, modules)
-    return replace(report, notes=tuple(_other_modules_differ(pairing.others)))
+    return explain(programs, extra, tuple(pairing.notes))
 
 
-def _other_modules_differ(others) -> list[str]:
-    """Modules compared by nobody that differ anyway: the recompile may be there.
+def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
+    """Every stage of one program pair, and its environment; ``name`` tells the
+    program apart from the run's others (torch-xla calls them all SyncTensorsGraph)."""
+    stages = _decide_elided(_stage_diffs(pair.a, pair.b, step), pair.a, pair.b)
+    env_a, env_b = environment(pair.a), environment(pair.b)
+    outside = [Change("environment", d.old, d.new, "", None, None, Origin(), d.detail)
+               for d in differences(env_a, env_b)]
+    named = next(((s.a.name, s.b.name) for s in stages if s.a is not None), None)
+    if named is not None and named[0] != named[1]:  # the HloModule names
+        outside.append(Change("program_name", named[0], named[1], "", None, None, Origin(),
+                              _program_name_detail(*named)))
+    note = cache_paths_differ(env_a, env_b)
+    return ProgramDiff(name,
+                       ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
+                       pair.a.name.frontend or pair.b.name.frontend, (note,) if note else (),
+                       is_main)
 
-    Only the text is compared (byte for byte, before optimization where
-    dumped), which is cheap: modules left out are the smaller ones.
-    """
-    notes = []
-    for pair in others:
-        file_a = pair.a.stage_file(BEFORE) or pair.a.primary
-        file_b = pair.b.stage_file(BEFORE) or pair.b.primary
-        if file_a is None or file_b is None:
-            continue
-        try:
-            same = (pair.a.root / file_a.relative).read_bytes() == \
-                (pair.b.root / file_b.relative).read_bytes()
-        except OSError:
-            continue
-        if not same:
-            notes.append(f"{pair.a.normalised or pair.a.label} also differs between the runs: "
-                         f"hlodiff diff --module '{pair.a.normalised}' to explain it")
-    return notes
+
+def _program_name_detail(old: str, new: str) -> str:
+    """What a renamed program means: frameworks key their caches on the name."""
+    counters = re.findall(r"_(\d+)__", old), re.findall(r"_(\d+)__", new)
+    if counters[0] and counters[1] and counters[0] != counters[1]:
+        return (f"the function's trace counter {counters[0][0]} -> {counters[1][0]}: TensorFlow "
+                "numbers every traced function, and its cache keys hold the number")
+    return f"the program is named {old} in run a and {new} in run b: cache keys hold the name"
 
 
 def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
-    """Diffs at every stage both modules were dumped at (or their only files)."""
+    """Diffs at every stage both modules were dumped at (or their only files).
+    Every file is read whole, also when both are the same: a diff vouches
+    for what it read (on big files, what the two share is checked, not
+    aligned: hlodiff/syntax/unchanged.py)."""
     from .align import align
     shared = [s for s in (BEFORE, AFTER) if a.stage_file(s) and b.stage_file(s)]
     out = []
     for stage in shared or [None]:
+        name = stage or (a.primary.stage.name if a.primary and a.primary.stage else "hlo")
+        path_a, path_b = a.root / a.file(stage).relative, b.root / b.file(stage).relative
         what = stage or "HLO"
         step(f"reading {a.label} and {b.label} {what}")
         ma, mb, seed = _read_pair(a, b, stage)
         step(f"aligning and diffing {what}")
-        if stage is None:
-            stage = a.primary.stage.name if a.primary and a.primary.stage else "hlo"
-        out.append(StageDiff(stage, ma, mb, diff_modules(ma, mb, align(ma, mb, seed))))
+        out.append(StageDiff(name, ma, mb, diff_modules(ma, mb, align(ma, mb, seed)),
+                             str(path_a), str(path_b)))
     return out
 
 
@@ -152,28 +165,47 @@ def _read_pair(a: DumpModule, b: DumpModule, stage: str | None) -> tuple[Module,
 def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> list[StageDiff]:
     """Settle constants both runs printed as ``{...}`` where the dumps allow it.
 
-    After optimization such constants are folded from the compile input, so
-    when the before_optimizations stage was compared they add nothing. Before
-    optimization, JAX's module.mlir (when both runs have it) holds the values.
+    Before optimization, JAX's module.mlir (when both runs have it) holds the
+    values: a change is dropped only when the values were found on both sides
+    and are equal; found and different, it is a change; not found, it stays
+    undecided, with the reason. After optimization such constants are folded
+    from the compile input's: they differ if those differ, are undecided if
+    those are, and are dropped when the compile input showed no difference.
     """
     has_before = any(s.stage == BEFORE for s in stages)
     mlir_a, mlir_b = _mlir_constants(a), _mlir_constants(b)
-    for stage in stages:
+    input_decided: list[bool | None] = []  # what the compile input showed, for the optimized stage
+    for stage in sorted(stages, key=lambda s: s.stage != BEFORE):
         kept = []
         for change in stage.changes:
             if change.kind != "elided_constant":
                 kept.append(change)
-            elif stage.stage == AFTER and has_before or _same_file(stage):
-                continue  # folded from the compared input / one file against itself
+            elif _same_file(stage):
+                continue  # one file against itself: its {...} are equal
+            elif stage.stage == AFTER and has_before:
+                # folded from the compile input's constants: as those go, so do these
+                differ = True if True in input_decided else None if None in input_decided \
+                    else False
+                if differ is not False:
+                    kept.append(replace(change, values_differ=differ, detail=(
+                        "folded from constants of the compile input whose values differ"
+                        if differ else change.detail)))
             elif mlir_a is not None and mlir_b is not None:
                 shape = stage.b.computation(change.computation).by_name[change.b].shape
                 tensor = mlir_type(shape)
-                difference = describe_difference(tensor, mlir_a.get(tensor, []),
-                                                 mlir_b.get(tensor, []))
-                if difference:
-                    kept.append(replace(change, values_differ=True, detail=difference))
+                settled = settle(tensor, mlir_a.get(tensor), mlir_b.get(tensor))
+                if stage.stage == BEFORE:
+                    input_decided.append(settled.differ)
+                if settled.differ is not False:
+                    kept.append(replace(change, values_differ=settled.differ,
+                                        detail=settled.detail))
             else:
-                kept.append(change)
+                if stage.stage == BEFORE:
+                    input_decided.append(None)
+                missing = "run a" if mlir_a is None and mlir_b is not None else \
+                    "run b" if mlir_b is None and mlir_a is not None else "either run"
+                kept.append(replace(change, detail=f"{change.detail}; no module.mlir in {missing} "
+                                                   "shows the values"))
         stage.changes = kept
     return stages
 
@@ -181,8 +213,8 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
 def _same_file(stage: StageDiff) -> bool:
     """Both sides read from one file: whatever its {...} hold, they are equal."""
     try:
-        return stage.a.path is not None and stage.b.path is not None and \
-            Path(stage.a.path).samefile(stage.b.path)
+        return stage.path_a is not None and stage.path_b is not None and \
+            Path(stage.path_a).samefile(stage.path_b)
     except OSError:
         return False
 
@@ -195,48 +227,3 @@ def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:
         return read_constants(module.root / sidecar.relative)
     except OSError:  # unreadable: decide as if it were not there
         return None
-
-
-# Options that say where and how to dump, which differ between any two runs.
-_DUMP_OPTIONS = re.compile(r"^xla_dump_")
-
-
-def _debug_option_changes(a: DumpModule, b: DumpModule) -> list[Change]:
-    """XLA flags (the ``.debug_options`` sidecar) that differ between the runs.
-
-    The HLO can be identical while the executable is not: XLA_FLAGS change how
-    it is compiled. Only the non-default options are written, one per line.
-    """
-    old, new = _debug_options(a), _debug_options(b)
-    if old is None or new is None or old == new:
-        return []
-    out = []
-    for key in sorted(set(old) | set(new)):
-        if old.get(key) != new.get(key):
-            out.append(Change("attribute", old.get(key), new.get(key), "", None, None, Origin(),
-                              f"debug_options: {key}"))
-    return out
-
-
-def _debug_options(module: DumpModule) -> dict[str, str] | None:
-    sidecar = next((f for f in module.files if f.kind == "debug_options"), None)
-    if sidecar is None:
-        return None
-    try:
-        text = (module.root / sidecar.relative).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    options = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep and not _DUMP_OPTIONS.match(key.strip()):
-            options[key.strip()] = value.strip()
-    return options
-
-
-def _module_change(kind: str, module: DumpModule) -> Change:
-    text = f"{module.label} ({module.normalised})"
-    old, new = (text, None) if kind == "module_removed" else (None, text)
-    return Change(kind, old, new, "", module.label if kind == "module_removed" else None,
-                  module.label if kind == "module_added" else None, Origin(),
-                  "compiled in one run only: an extra compilation is itself a recompile")

@@ -1,31 +1,45 @@
 """What differs between two aligned modules: a list of ``Change`` records.
 
 Each matched instruction pair is compared on what XLA would compile:
-opcode, shape (split into dtype, dimensions and layout), constant value,
-attributes (parsed, so spacing does not count) and, separately, metadata,
-which no compiled program depends on. Unmatched instructions are added or
-removed. Every change carries the origin of its instruction in the user's
-code; a constant without metadata borrows its users' origin.
+opcode, shape (split into dtype, dimensions and layout), constant value
+(by value, not by spelling), attributes (parsed, so spacing does not count),
+what it reads (its operands must be paired with each other, in order) and
+what it calls (its called computations must be paired with each other),
+and, separately, metadata, which no compiled program depends on. Unmatched
+instructions are added or removed. Every change carries the origin of its
+instruction in the user's code; a constant without metadata borrows its
+users' origin.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
+import struct
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
-
+from ..model import Attribute, Computation, Instruction, Literal, Module, Origin, Shape, element_value
 from .constants import constant_origin, users_of
-from ..model import Attribute, Instruction, Module, Origin, Shape, element_value
 
 if TYPE_CHECKING:  # aligning is imported when a diff is computed, not to read a cached one
     from .align import Alignment, ComputationMatch
 
+
+def calls(instruction: Instruction) -> dict[str, list[str]]:
+    from .align import calls as called
+    return called(instruction)
+
 KINDS = ("constant", "shape", "dtype", "layout", "opcode", "op_added", "op_removed", "attribute",
+         "operands", "called_computation", "computation_added", "computation_removed",
          "parameter", "constant_to_parameter", "parameter_to_constant", "metadata",
-         "elided_constant", "module_added", "module_removed")
+         "elided_constant", "module_added", "module_removed", "environment")
 
 _NOT_COMPILED = frozenset({"metadata", "statistics"})
+# Attributes that name other instructions of the computation: the names are
+# the run's own, so they are compared through the pairing.
+_INSTRUCTION_LISTS = frozenset({"control-predecessors", "control_predecessors"})
 _CALLS = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
                     "true_computation", "false_computation", "branch_computations",
                     "called_computations"})
@@ -37,8 +51,12 @@ class Change:
 
     ``old`` and ``new`` are as printed in the HLO (a literal, a shape, an
     opcode, an attribute value); ``detail`` says more where needed (the
-    attribute name, the differing array elements). ``a`` and ``b`` name the
-    instruction on each side (None when it exists on one side only).
+    attribute name and the path inside it, the differing array elements).
+    ``a`` and ``b`` name the instruction on each side (None when it exists
+    on one side only), ``computation`` the computation it is in (b's name
+    where it has a b side), ``computation_a`` a's; ``opcode`` is the
+    instruction's (b's where it has one); ``line_a``/``line_b`` where it is
+    in each file.
     """
 
     kind: str
@@ -54,6 +72,10 @@ class Change:
     # For elided constants: None while unknown, True/False once another source
     # (JAX's module.mlir) showed the values.
     values_differ: bool | None = None
+    opcode: str | None = None
+    computation_a: str | None = None
+    line_a: int | None = field(default=None, compare=False)
+    line_b: int | None = field(default=None, compare=False)
 
 
 def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> list[Change]:
@@ -64,17 +86,59 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
     changes: list[Change] = header_changes(a, b)
     for match in alignment.computations:
         changes.extend(_ComputationDiff(alignment, match).changes())
+    changes.extend(_unpaired_computations(alignment))
     return changes
 
 
 def _same_value(old: Attribute, new: Attribute) -> bool:
-    """Do two attribute texts mean the same (spacing, quoting, key order aside)?
+    """Do two attribute texts mean the same (spacing, quoting, key order aside)?"""
+    return _value_difference(_meaning(old), _meaning(new)) is None
+
+
+def _meaning(attribute: Attribute) -> Any:
+    """An attribute's value as data; a backend_config holding JSON as that JSON."""
+    if attribute.text[:1] in "{[" and attribute.text[1:2] in ('"', "}", "]"):
+        try:
+            return json.loads(attribute.text)  # JSON printed as is (backend_config)
+        except ValueError:
+            pass
+    value = attribute.value
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _value_difference(old: Any, new: Any, limit: int = 3) -> str | None:
+    """Where two structured values differ, as a person reads it
+    (``fusion_backend_config.kind: kLoop -> kInput``); None when equal.
 
     deepdiff is imported here, on first use: it pulls in numpy and pydantic,
     which would double the start-up of every command.
     """
+    if old == new:
+        return None
     from deepdiff import DeepDiff
-    return not DeepDiff(old.value, new.value)
+    tree = DeepDiff(old, new, view="tree")
+    if not tree:
+        return None
+    lines = []
+    for items in tree.values():
+        for item in items:
+            path = ".".join(str(p) for p in item.path(output_format="list"))
+            before = "(none)" if type(item.t1).__name__ == "NotPresent" else _short(item.t1)
+            after = "(none)" if type(item.t2).__name__ == "NotPresent" else _short(item.t2)
+            lines.append(f"{path}: {before} -> {after}" if path else f"{before} -> {after}")
+    lines.sort()
+    more = f" (and {len(lines) - limit} more)" if len(lines) > limit else ""
+    return "; ".join(lines[:limit]) + more
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def header_changes(a: Module, b: Module) -> list[Change]:
@@ -92,31 +156,53 @@ def header_changes(a: Module, b: Module) -> list[Change]:
     return out
 
 
+def _unpaired_computations(alignment: Alignment) -> list[Change]:
+    """Computations of one run only. One that a paired instruction calls shows
+    as that instruction's called_computation change as well; one nothing calls
+    changes no executable, but the module text differs, so it is listed."""
+    out = []
+    for computation, kind, side in ((c, "computation_removed", "a") for c in alignment.only_a):
+        out.append(_computation_change(computation, kind, side))
+    for computation in alignment.only_b:
+        out.append(_computation_change(computation, "computation_added", "b"))
+    return out
+
+
+def _computation_change(computation: Computation, kind: str, side: str) -> Change:
+    text = f"{computation.name} ({len(computation.instructions)} instructions, " \
+           f"root {computation.root.opcode})"
+    old, new = (text, None) if side == "a" else (None, text)
+    return Change(kind, old, new, computation.name, None, None, Origin(),
+                  opcode=computation.root.opcode,
+                  computation_a=computation.name if side == "a" else None,
+                  line_a=computation.line if side == "a" else None,
+                  line_b=computation.line if side == "b" else None)
+
+
 class _ComputationDiff:
     def __init__(self, alignment: Alignment, match: ComputationMatch):
         self.alignment = alignment
         self.match = match
-        self.is_entry = match.a.is_entry or match.a is alignment.a.entry
+        self.is_entry = match.a is alignment.a.entry
         self._users_a = None
         self._users_b = None
 
     # origins ------------------------------------------------------------------------
 
-    def _origin(self, module: Module, instruction: Instruction, users_attr: str) -> Origin:
+    def _origin(self, module: Module, instruction: Instruction, side: str) -> Origin:
         if instruction.opcode != "constant":
             return module.origin(instruction)
-        users = getattr(self, users_attr)
+        users = getattr(self, f"_users_{side}")
         if users is None:
-            computation = self.match.a if users_attr == "_users_a" else self.match.b
-            users = users_of(computation)
-            setattr(self, users_attr, users)
+            users = users_of(self.match.a if side == "a" else self.match.b)
+            setattr(self, f"_users_{side}", users)
         return constant_origin(module, instruction, users)[0]
 
     def origin_b(self, y: Instruction) -> Origin:
-        return self._origin(self.alignment.b, y, "_users_b")
+        return self._origin(self.alignment.b, y, "b")
 
     def origin_a(self, x: Instruction) -> Origin:
-        return self._origin(self.alignment.a, x, "_users_a")
+        return self._origin(self.alignment.a, x, "a")
 
     # changes --------------------------------------------------------------------------------
 
@@ -125,9 +211,10 @@ class _ComputationDiff:
         if m.unchanged:  # the same text in both runs: nothing can differ
             return []
         out: list[Change] = []
-        reverse = {y: x for x, y in m.pairs.items()}
+        self.reverse = {y: x for x, y in m.pairs.items()}
+        self.values_a, self.values_b = _ValueKeys(m.a), _ValueKeys(m.b)
         for y in m.b.instructions:
-            x_name = reverse.get(y.name)
+            x_name = self.reverse.get(y.name)
             if x_name is None:
                 out.append(self._one_sided("op_added", None, y))
                 continue
@@ -137,8 +224,9 @@ class _ComputationDiff:
             x = m.a.by_name[x_name]
             if how == "exact" and x.opcode != "constant":
                 # Equal fingerprints: opcode, shape and attributes are the same by
-                # construction; only metadata can differ. (Constants still go the
-                # long way: equal text {...} does not mean equal values.)
+                # construction; what it reads and calls, and metadata, can differ.
+                # (Constants go the long way: equal text {...} is not equal values.)
+                out.extend(self._wiring_changes(x, y))
                 out.extend(self._attribute_changes(x, y, only=_NOT_COMPILED))
             else:
                 out.extend(self._compare(x, y))
@@ -152,13 +240,17 @@ class _ComputationDiff:
         origin = self.origin_b(y) if y is not None else Origin()
         if not origin and x is not None:
             origin = self.origin_a(x)
+        instruction = y if y is not None else x
         return Change(kind, old, new, self.match.b.name if y is not None else self.match.a.name,
                       x.name if x is not None else None, y.name if y is not None else None,
-                      origin, detail, **extra)
+                      origin, detail, opcode=instruction.opcode, computation_a=self.match.a.name,
+                      line_a=x.line if x is not None else None,
+                      line_b=y.line if y is not None else None, **extra)
 
     def _one_sided(self, kind: str, x: Instruction | None, y: Instruction | None) -> Change:
-        if kind == "op_added" and y.opcode == "convert":
-            converted = self._dtype_conversion(y)
+        instruction = y if y is not None else x
+        if instruction.opcode == "convert":
+            converted = self._dtype_conversion(x, y)
             if converted is not None:
                 return converted
         instruction = y if y is not None else x
@@ -167,15 +259,21 @@ class _ComputationDiff:
             return self._change(kind, None, text, None, y)
         return self._change(kind, text, None, x, None)
 
-    def _dtype_conversion(self, y: Instruction) -> Change | None:
-        """An added convert is a dtype change the user made: ``f32 -> bf16``."""
-        source = self.match.b.by_name.get(y.operands[0]) if y.operands else None
-        if source is None or source.shape is None or y.shape is None:
+    def _dtype_conversion(self, x: Instruction | None, y: Instruction | None) -> Change | None:
+        """A convert added is a dtype change the user made (``f32 -> bf16``); one
+        removed, the same change undone."""
+        convert = y if y is not None else x
+        computation = self.match.b if y is not None else self.match.a
+        source = computation.by_name.get(convert.operands[0]) if convert.operands else None
+        if source is None or source.shape is None or convert.shape is None:
             return None
-        if _element_types(source.shape) == _element_types(y.shape):
+        if _element_types(source.shape) == _element_types(convert.shape):
             return None
-        return self._change("dtype", str(source.shape), str(y.shape), None, y,
-                            detail="a convert was added")
+        if y is not None:
+            return self._change("dtype", str(source.shape), str(y.shape), None, y,
+                                detail="a convert was added")
+        return self._change("dtype", str(x.shape), str(source.shape), x, None,
+                            detail="a convert was removed")
 
     def _compare(self, x: Instruction, y: Instruction) -> list[Change]:
         out: list[Change] = []
@@ -198,8 +296,55 @@ class _ComputationDiff:
             out.extend(self._shape_changes(x, y))
         if x.opcode == y.opcode == "constant":
             out.extend(self._constant_change(x, y))
+        out.extend(self._wiring_changes(x, y))
         out.extend(self._attribute_changes(x, y))
         return out
+
+    def _wiring_changes(self, x: Instruction, y: Instruction) -> list[Change]:
+        """What a paired pair reads and calls must be paired with each other.
+
+        An operand on either side that has no partner (an instruction added
+        or removed) says nothing here: the added or removed instruction is
+        the change. ``subtract(a, b)`` against ``subtract(b, a)`` is one.
+        """
+        out = []
+        pairs = self.match.pairs
+        if len(x.operands) != len(y.operands):
+            if x.opcode == y.opcode:
+                out.append(self._change("operands", f"{len(x.operands)} operands",
+                                        f"{len(y.operands)} operands", x, y,
+                                        detail=f"{y.opcode} reads a different number of values"))
+        else:
+            moved = [(k, ox, oy) for k, (ox, oy) in enumerate(zip(x.operands, y.operands))
+                     if ox in pairs and oy in self.reverse and pairs[ox] != oy
+                     and self.values_a.key(ox) != self.values_b.key(oy)]
+            if moved:
+                old = ", ".join(_operand_label(self.match.a, o) for o in x.operands)
+                new = ", ".join(_operand_label(self.match.b, o) for o in y.operands)
+                positions = ", ".join(str(k) for k, _, _ in moved)
+                out.append(self._change("operands", f"{y.opcode}({old})", f"{y.opcode}({new})",
+                                        x, y, detail=f"operand {positions} reads another value"))
+        calls_x, calls_y = calls(x), calls(y)
+        pairs = self.alignment.computation_pairs
+        for attribute in list(calls_x) + [n for n in calls_y if n not in calls_x]:
+            names_x, names_y = calls_x.get(attribute, []), calls_y.get(attribute, [])
+            for cx, cy in zip(names_x, names_y):
+                if pairs.get(cx) != cy and not self.alignment.same_code(cx, cy):
+                    out.append(self._change(
+                        "called_computation", _describe_call(self.alignment.a, cx),
+                        _describe_call(self.alignment.b, cy), x, y,
+                        detail=f"{attribute}: {cx} -> {cy}"))
+            if len(names_x) != len(names_y):
+                out.append(self._change("called_computation", f"{len(names_x)} computations",
+                                        f"{len(names_y)} computations", x, y,
+                                        detail=f"{attribute} calls a different number of "
+                                               "computations"))
+        return out
+
+    def _same_instructions(self, old: Attribute, new: Attribute) -> bool:
+        """Do two lists of instruction names name paired instructions, in order?"""
+        names = [re.findall(r"%?([A-Za-z_][\w.\-]*)", attribute.text) for attribute in (old, new)]
+        return [self.match.pairs.get(n) for n in names[0]] == names[1]
 
     def _shape_changes(self, x: Instruction, y: Instruction) -> list[Change]:
         sx, sy = x.shape, y.shape
@@ -223,12 +368,13 @@ class _ComputationDiff:
                                  f"{y.shape}: values not printed (dump with "
                                  "XLA_FLAGS=--xla_dump_large_constants to compare them)",
                                  element_type=element_type)]
-        if lx == ly:
-            return []
         if x.shape is not None and y.shape is not None and str(x.shape.without_layout()) != str(
                 y.shape.without_layout()):
             return []  # a shape change says it already; the values cannot line up
-        detail = _element_differences(lx.elements, ly.elements) if not lx.parts else ""
+        if same_literal(lx, ly, element_type):
+            return []
+        detail = _element_differences(lx.elements, ly.elements, element_type) \
+            if not lx.parts else ""
         return [self._change("constant", lx.text, ly.text, x, y, detail,
                              element_type=element_type,
                              all_zero_or_one=(_all_zero_or_one(lx.elements),
@@ -246,14 +392,22 @@ class _ComputationDiff:
             if tx.get(name) == ty.get(name):
                 continue
             old, new = x.attribute(name), y.attribute(name)
-            if old is not None and new is not None and _same_value(old, new):
-                continue
             if name in _NOT_COMPILED:
-                if name == "metadata":
+                if name == "metadata" and not (old and new and _same_value(old, new)):
                     metadata_old, metadata_new = x.metadata, y.metadata
                 continue
+            where = None
+            if old is not None and new is not None:
+                if name in _INSTRUCTION_LISTS:
+                    if self._same_instructions(old, new):
+                        continue
+                else:
+                    where = _value_difference(_meaning(old), _meaning(new))
+                    if where is None:
+                        continue
+            detail = f"{name}: {where}" if where else name
             out.append(self._change("attribute", None if old is None else old.text,
-                                    None if new is None else new.text, x, y, detail=name))
+                                    None if new is None else new.text, x, y, detail=detail))
         if metadata_old is not None or metadata_new is not None:
             described = _metadata_difference(self.alignment.a.origin(x), self.alignment.b.origin(y))
             if described:
@@ -267,7 +421,73 @@ class _ComputationDiff:
             return []
         return [Change("parameter", f"{na} parameters", f"{nb} parameters", self.match.b.name,
                        None, None, Origin(), "the entry computation takes a different number "
-                       "of parameters")]
+                       "of parameters", opcode="parameter", computation_a=self.match.a.name)]
+
+
+class _ValueKeys:
+    """What an instruction computes, as a hash, names aside: two equal
+    constants, or two broadcasts of the same value, read as the same value,
+    so reading one instead of the other changes nothing; parameters keep
+    their number (which argument a value is counts)."""
+
+    def __init__(self, computation: Computation):
+        self.computation = computation
+        self.known: dict[str, int] = {}
+
+    def key(self, name: str) -> int:
+        known = self.known.get(name)
+        if known is not None:
+            return known
+        by_name = self.computation.by_name
+        pending = [name]
+        while pending:  # iterative: value chains run thousands deep
+            current = pending[-1]
+            instruction = by_name.get(current)
+            if instruction is None:
+                self.known[current] = hash(("outside", current))
+                pending.pop()
+                continue
+            missing = [o for o in instruction.operands if o not in self.known and o in by_name
+                       and o not in pending]
+            if missing:
+                pending.extend(missing)
+                continue
+            pending.pop()
+            value = instruction.operand_text if instruction.opcode in ("constant", "parameter") \
+                else ""
+            self.known[current] = hash((instruction.opcode, str(instruction.shape), value,
+                                        tuple(self.known.get(o, hash(o))
+                                              for o in instruction.operands),
+                                        tuple((n, " ".join(t.split()))
+                                              for n, t in instruction.attribute_items
+                                              if n not in _NOT_COMPILED)))
+        return self.known[name]
+
+
+def _operand_label(computation: Computation, name: str) -> str:
+    """An operand as a person tells it apart, without the run's own names:
+    ``parameter 1``, ``constant 0.5``, ``multiply f32[8]``."""
+    instruction = computation.by_name.get(name)
+    if instruction is None:
+        return name
+    if instruction.opcode == "parameter":
+        return f"parameter {instruction.parameter_number}"
+    if instruction.opcode == "constant":
+        text = " ".join(instruction.operand_text.split())
+        return f"constant {text if len(text) <= 20 else text[:19] + '…'}"
+    return f"{instruction.opcode} {instruction.shape}" if instruction.shape else instruction.opcode
+
+
+def _describe_call(module: Module, name: str) -> str:
+    """A called computation as a person tells it apart: a small one by what it
+    computes (``maximum``), a bigger one by its name and size."""
+    computation = module.by_name.get(name)
+    if computation is None:
+        return name
+    body = [i for i in computation.instructions if i.opcode != "parameter"]
+    if len(body) <= 2 and body:
+        return " ".join(i.opcode for i in body)
+    return f"{name} ({len(computation.instructions)} instructions)"
 
 
 def _parameter_text(instruction: Instruction) -> str:
@@ -291,24 +511,62 @@ def _all_zero_or_one(elements: tuple[str, ...]) -> bool:
     return len(values) == 1 and next(iter(values)) in (0, 1)
 
 
-def _element_differences(old: tuple[str, ...], new: tuple[str, ...], limit: int = 5) -> str:
+# --- literal values ------------------------------------------------------------------------
+
+_FLOAT_PACKING = {"f16": "e", "f32": "f", "f64": "d"}
+
+
+def same_literal(old: Literal, new: Literal, element_type: str | None) -> bool:
+    """Do two literals hold the same values of ``element_type``?
+
+    Spelling does not count (``{1,2}`` is ``{1, 2}``, ``0.5`` is ``5e-1``);
+    values are compared as the element type stores them, as XLA compares
+    literals: bit for bit, so -0 is not 0 and a NaN equals only a NaN.
+    """
+    if old.parts or new.parts:
+        if len(old.parts) != len(new.parts):
+            return False
+        return all(same_literal(p, q, None) for p, q in zip(old.parts, new.parts))
+    if len(old.elements) != len(new.elements):
+        return False
+    return all(e == f or _same_number(e, f, element_type) for e, f in zip(old.elements, new.elements))
+
+
+def _stored(text: str, element_type: str | None) -> Any:
+    """A printed element as the element type stores it (a key equal for equal bits)."""
+    value = element_value(text)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ("nan",)
+        packing = _FLOAT_PACKING.get(element_type or "")
+        if packing is not None:
+            try:
+                return struct.pack(packing, value)
+            except OverflowError:
+                return ("inf", value > 0)
+        return (value, math.copysign(1.0, value))  # the sign of a zero counts
+    if isinstance(value, complex):
+        return (_stored(repr(value.real), element_type), _stored(repr(value.imag), element_type))
+    return value
+
+
+def _same_number(a: str, b: str, element_type: str | None = None) -> bool:
+    try:
+        return _stored(a, element_type) == _stored(b, element_type)
+    except ValueError:
+        return False
+
+
+def _element_differences(old: tuple[str, ...], new: tuple[str, ...],
+                         element_type: str | None = None, limit: int = 5) -> str:
     """``[3]: 0.5 -> 0.7, [9]: 1 -> 2 (2 of 16 elements differ)`` for arrays."""
     if len(old) <= 1 or len(old) != len(new):
         return ""
-    differing = [i for i, (o, n) in enumerate(zip(old, new)) if o != n and not _same_number(o, n)]
+    differing = [i for i, (o, n) in enumerate(zip(old, new))
+                 if o != n and not _same_number(o, n, element_type)]
     shown = ", ".join(f"[{i}]: {old[i]} -> {new[i]}" for i in differing[:limit])
-    more = ", ... " if len(differing) > limit else ""
+    more = ", ..." if len(differing) > limit else ""
     return f"{shown}{more} ({len(differing)} of {len(old)} elements differ)"
-
-
-def _same_number(a: str, b: str) -> bool:
-    try:
-        va, vb = element_value(a), element_value(b)
-    except ValueError:
-        return False
-    if isinstance(va, float) and isinstance(vb, float) and math.isnan(va) and math.isnan(vb):
-        return True
-    return va == vb
 
 
 def _metadata_difference(old: Origin, new: Origin) -> tuple[str, str, str] | None:
@@ -325,4 +583,6 @@ def _metadata_difference(old: Origin, new: Origin) -> tuple[str, str, str] | Non
     if key == "stack":
         return (" < ".join(f"{f.file}:{f.line}" for f in old.stack[:3]),
                 " < ".join(f"{f.file}:{f.line}" for f in new.stack[:3]), "stack")
-    return str(getattr(old, key)), str(getattr(new, key)), ", ".join(keys)
+    before, after = getattr(old, key), getattr(new, key)
+    return ("" if before is None else str(before), "" if after is None else str(after),
+            ", ".join(keys))

@@ -1,86 +1,45 @@
 """From a pile of changes to an explanation: findings, ranked, with verdicts.
 
-A batch-size change reshapes hundreds of instructions; a learning rate
-baked into an optimizer shows up in every fused copy of the update. A
-person wants the cause first, once, with where it came from. So:
+For each program paired across the two runs:
 
-* derived changes are grouped under their cause: shape changes downstream
-  of a changed instruction, and constants that are a function of a changed
-  dimension (1/(B*8) after B moved);
-* repeats collapse: the same change in N places is one finding with a
-  count and all its origins;
-* the two stages are merged: a finding says whether it shows before
-  optimization (the compile input), after (the executable) or both; a
-  divide by T rewritten as a multiply by 1/T counts as the same finding;
-* findings are ranked, root causes first, by how directly they explain a
-  recompile;
-* each finding lists the hashes it moves; the verdict ``same_executable``
-  is False when anything compiled differs, None when only values XLA did
-  not print might differ, True otherwise.
+* the cause graph (hlodiff/analysis/causes.py) folds every change that
+  follows from another under it, and ``findings.group`` makes one finding
+  of each thing the user did (hlodiff/analysis/findings.py);
+* the two stages are merged. A change seen in the compile input and again
+  in the optimized program is one finding of stage ``both``. When the
+  compile input differs, what differs only after optimization is XLA's
+  consequence of it: counted under the cause it descends from (fusions carry
+  the op_names of what they fused) as "XLA then optimized N instructions
+  differently". Only when the compile inputs are the same are such changes
+  causes in their own right (flags, the XLA version);
+* findings are ranked, the environment first, then what moves a cache key,
+  causes visible in the compile input before the rest;
+* the verdicts: ``recompiles`` (do the compile-input cache keys move?) and
+  ``same_executable`` (is the optimized program the same, names and
+  metadata aside?), each True, False or None (cannot tell, with the
+  reason), and per cache key (hlodiff/analysis/hashes.py).
+
+The run's verdict covers every paired program; modules compiled in one run
+only are extra compilations, listed apart.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from ..model import Module, element_value
+from .advice import advice_for
+from .causes import PRIORITY, CauseGraph
 from .diff import Change
-from .hashes import HASHES, affects, verdicts
-from ..model import Module, Origin, element_value
+from .findings import Finding, Where, finding, group
+from .hashes import COMPILE_INPUT, HASHES, applicable, compiled, rule, verdicts
 
-STAGES = ("before_optimizations", "after_optimizations")
+BEFORE, AFTER = "before_optimizations", "after_optimizations"
+STAGES = (BEFORE, AFTER)
 
-# Lower ranks first: how directly a kind of change explains a recompile.
-_PRIORITY = {
-    "parameter": 0, "constant_to_parameter": 1, "parameter_to_constant": 1, "constant": 2,
-    "dtype": 3, "opcode": 4, "op_added": 5, "op_removed": 5, "attribute": 6, "shape": 7,
-    "layout": 8, "elided_constant": 9, "module_added": 10, "module_removed": 10, "metadata": 11,
-}
-_SHAPE_KINDS = frozenset({"shape", "dtype", "layout"})
-# Kinds that follow from a change upstream when an operand carries one.
-_FOLLOWING_KINDS = _SHAPE_KINDS | {"attribute"}
-
-
-@dataclass(frozen=True)
-class Where:
-    """One place a finding was seen: the instruction on each side, and its own
-    old and new (a collapsed finding shows the first place's)."""
-
-    computation: str
-    a: str | None
-    b: str | None
-    old: str | None = None
-    new: str | None = None
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One explained difference, possibly seen in several places and stages."""
-
-    kind: str
-    stage: str  # before_optimizations, after_optimizations or both
-    old: str | None
-    new: str | None
-    count: int
-    affects: tuple[str, ...]
-    origins: tuple[Origin, ...]
-    where: tuple[Where, ...]
-    detail: str = ""
-    derived: tuple[Finding, ...] = ()
-
-    @property
-    def origin(self) -> Origin:
-        """The most informative origin: one with a source line, else one with an op_name."""
-        for origin in self.origins:
-            if origin.location:
-                return origin
-        return self.origins[0] if self.origins else Origin()
-
-    @property
-    def moves_a_hash(self) -> bool:
-        return bool(self.affects)
+__all__ = ["ExtraCompilation", "Finding", "ModulePairing", "ProgramDiff", "ProgramVerdict",
+           "Report", "STAGES", "StageDiff", "Where", "explain"]
 
 
 @dataclass(frozen=True)
@@ -93,13 +52,47 @@ class ModulePairing:
 
 
 @dataclass(frozen=True)
+class ProgramVerdict:
+    """The verdicts for one program paired across the runs.
+
+    ``reason`` says why a verdict is None, and what the comparison could
+    not see (a stage that was not dumped).
+    """
+
+    program: str
+    a: str | None
+    b: str | None
+    how: str
+    recompiles: bool | None
+    same_executable: bool | None
+    hashes: dict[str, bool | None]
+    causes: int = 0  # findings that move a cache key
+    reason: str = ""
+    main: bool = False  # the main program of the runs (dumps/catalogue.py's choice)
+
+
+@dataclass(frozen=True)
+class ExtraCompilation:
+    """A module compiled in one run only: itself a compilation the other run did not do."""
+
+    run: str  # "a" or "b"
+    module: str
+    program: str
+
+
+@dataclass(frozen=True)
 class Report:
+    """What differs between two runs, and what it means for their executables."""
+
     same_executable: bool | None
     findings: tuple[Finding, ...]
     hashes: dict[str, bool | None]
     stages: dict[str, dict[str, str | int | None]] = field(default_factory=dict)
     modules: tuple[ModulePairing, ...] = ()
     notes: tuple[str, ...] = ()  # what a person should know beyond the findings
+    recompiles: bool | None = None
+    programs: tuple[ProgramVerdict, ...] = ()
+    extra_compilations: tuple[ExtraCompilation, ...] = ()
 
     @property
     def top(self) -> Finding | None:
@@ -108,384 +101,245 @@ class Report:
 
 @dataclass
 class StageDiff:
-    """The changes found at one stage, with the module each side was read from."""
+    """The changes found at one stage, with the module each side was read from
+    (None for files that are the same byte for byte: not parsed)."""
 
     stage: str
-    a: Module
-    b: Module
+    a: Module | None
+    b: Module | None
     changes: list[Change]
+    path_a: str | None = None
+    path_b: str | None = None
 
 
-def explain(stages: list[StageDiff], extra: list[Change] = (),
-            modules: tuple[ModulePairing, ...] = ()) -> Report:
-    """Turn per-stage changes (plus module-level ones) into a ranked report."""
-    per_stage: dict[str, list[Finding]] = defaultdict(list)
-    all_changes: list[Change] = list(extra)
-    for stage in stages:
-        all_changes.extend(stage.changes)
-        per_stage[stage.stage].extend(_findings_for_stage(stage))
-    findings = _merge_stages(per_stage.pop(STAGES[0], []), per_stage.pop(STAGES[1], []))
-    for rest in per_stage.values():
+@dataclass
+class ProgramDiff:
+    """Everything compared for one program: its stages, and changes outside
+    the HLO (the environment, XLA flags)."""
+
+    program: str
+    pairing: ModulePairing
+    stages: list[StageDiff]
+    outside: list[Change] = field(default_factory=list)
+    framework: str | None = None
+    notes: tuple[str, ...] = ()
+    is_main: bool = False
+
+
+def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (),
+            notes: tuple[str, ...] = ()) -> Report:
+    """Turn per-program, per-stage changes into a ranked report with verdicts."""
+    verdicts_: list[ProgramVerdict] = []
+    findings: list[Finding] = []
+    stage_info: dict[str, dict] = {}
+    for program in programs:
+        found, verdict = _explain_program(program)
+        verdicts_.append(verdict)
+        findings.extend(found)
+        for stage in program.stages:
+            key = stage.stage if len(programs) == 1 else f"{program.program}: {stage.stage}"
+            stage_info[key] = {"a": stage.path_a, "b": stage.path_b, "changes": len(stage.changes)}
+    findings = _once_per_run(findings, len(programs))
+    ordered = sorted(range(len(verdicts_)),
+                     key=lambda i: _program_rank(verdicts_[i], programs[i].is_main, i))
+    verdicts_ = [verdicts_[i] for i in ordered]
+    by_program = {v.program: n for n, v in enumerate(verdicts_)}
+    by_program[""] = -1  # what holds for the whole run (a version, a flag) comes first
+    findings.sort(key=lambda f: (by_program.get(f.program, 0),) + _rank(f))
+    hashes = {h.name: _combine([v.hashes[h.name] for v in verdicts_ if h.name in v.hashes],
+                               any_true=True)
+              for h in HASHES if any(h.name in v.hashes for v in verdicts_)}
+    program_notes = tuple(note for p in programs for note in p.notes)
+    return Report(
+        same_executable=_combine([v.same_executable for v in verdicts_], any_true=False),
+        findings=tuple(findings), hashes=hashes, stages=stage_info,
+        modules=tuple(p.pairing for p in programs), notes=program_notes + tuple(notes),
+        recompiles=_combine([v.recompiles for v in verdicts_], any_true=True),
+        programs=tuple(verdicts_), extra_compilations=tuple(extra))
+
+
+def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
+    """An environment difference (a version, a flag) is the same for every
+    program of the run: one finding, counted over the programs it touched."""
+    out: list[Finding] = []
+    seen: dict[tuple, int] = {}
+    for f in findings:
+        if f.kind != "environment":
+            out.append(f)
+            continue
+        key = f.detail.split(":")[0]  # "framework or XLA version", "XLA flag xla_..."
+        if key not in seen:
+            seen[key] = len(out)
+            out.append(replace(f, count=0, derived=(), optimized=0))
+        first = out[seen[key]]
+        out[seen[key]] = replace(first, count=first.count + 1, derived=first.derived + f.derived,
+                                 optimized=first.optimized + f.optimized)
+    return [replace(f, program="", detail=f"{f.detail} ({f.count} of {programs} programs)")
+            if f.kind == "environment" and programs > 1 else f for f in out]
+
+
+def _combine(values: list[bool | None], any_true: bool) -> bool | None:
+    """One verdict for several programs. ``recompiles``: True if any does;
+    ``same_executable``: False if any differs; None where one cannot tell."""
+    if not values:
+        return False if any_true else True
+    decisive = True if any_true else False
+    if decisive in values:
+        return decisive
+    if None in values:
+        return None
+    return not decisive
+
+
+def _program_rank(verdict: ProgramVerdict, is_main: bool, index: int) -> tuple:
+    """Programs that differ first; among them the main program, then the one
+    with more causes."""
+    return (verdict.same_executable is True and verdict.recompiles is not True,
+            not is_main, -verdict.causes, index)
+
+
+# --- one program -----------------------------------------------------------------------------
+
+def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdict]:
+    per_stage = {stage.stage: _stage_findings(stage) for stage in program.stages}
+    before, after = per_stage.pop(BEFORE, None), per_stage.pop(AFTER, None)
+    input_differs = any(compiled(c) for s in program.stages if s.stage == BEFORE for c in s.changes)
+    findings = _merge_stages(before, after, input_differs)
+    for rest in per_stage.values():  # a single file, or a pass snapshot: its own stage
         findings.extend(rest)
-    findings += [_collapse([c], "both") for c in extra]
+    findings += [finding(c.kind, "both", [c], summary=_outside_summary(c)) for c in program.outside]
+    findings = _fold_environment(findings)
+    keys = {h.name for h in applicable(program.framework)}
+    findings = [replace(f, program=program.program, advice=advice_for(f, program.framework),
+                        affects=tuple(h for h in f.affects if h in keys),
+                        derived=tuple(replace(d, affects=tuple(h for h in d.affects if h in keys))
+                                      for d in f.derived))
+                for f in findings]
     findings.sort(key=_rank)
-    compiled = [c for c in all_changes if c.kind not in ("metadata", "module_added", "module_removed")]
-    if any(c.kind != "elided_constant" or c.values_differ for c in compiled):
-        same = False
-    elif compiled:
-        same = None  # only constants nobody printed might differ
-    else:
-        same = True
-    stage_info = {s.stage: {"a": s.a.path, "b": s.b.path, "changes": len(s.changes)}
-                  for s in stages}
-    return Report(same, tuple(findings), verdicts(all_changes), stage_info, modules)
+    verdict = _verdict(program, findings)
+    return findings, verdict
 
 
-def _rank(finding: Finding):
-    """What moves a cache key first; among those, causes visible in the compile
-    input (after-only differences are XLA's consequences of them); then by
-    kind; then the most frequent."""
-    return (not finding.moves_a_hash and finding.kind != "elided_constant",
-            finding.stage == "after_optimizations", _PRIORITY.get(finding.kind, 99),
-            finding.origin.location is None, _only_plumbing(finding), -finding.count)
+def _stage_findings(stage: StageDiff) -> list[Finding]:
+    if not stage.changes:
+        return []
+    graph = CauseGraph(stage.changes, stage.a, stage.b)
+    following = graph.following()
+    roots = [stage.changes[i] for i in graph.roots()]
+    by_root = {id(stage.changes[root]): [stage.changes[i] for i in sorted(children)]
+               for root, children in following.items()}
+    return group(roots, by_root, stage.stage, stage.a, stage.b)
 
 
-_PLUMBING = ("constant", "broadcast", "parameter", "reshape", "bitcast", "copy")
+def _outside_summary(change: Change) -> str:
+    return change.detail if change.kind in ("environment", "program_name") else ""
 
 
-def _only_plumbing(finding: Finding) -> bool:
-    """Added or removed instructions that only carry values (constants,
-    broadcasts): they come with a real change rather than being one."""
-    if finding.kind not in ("op_added", "op_removed"):
-        return False
-    texts = (finding.new if finding.kind == "op_added" else finding.old) or ""
-    return all(t.strip().startswith(_PLUMBING) for t in texts.split(","))
-
-
-# --- one stage ------------------------------------------------------------------------------
-
-def _findings_for_stage(stage: StageDiff) -> list[Finding]:
-    roots, derived_of = _separate_derived(stage)
-    groups: dict[tuple, list[Change]] = defaultdict(list)
-    for change in roots:
-        groups[_group_key(change)].append(change)
-    findings = []
-    for key, changes in groups.items():
-        derived = [d for c in changes for d in derived_of.get(id(c), [])]
-        findings.append(_collapse(changes, stage.stage, derived))
-    return findings
-
-
-def _group_key(change: Change) -> tuple:
-    if change.kind in ("op_added", "op_removed"):
-        # one edit of the user's code adds several instructions: group by its line
-        if change.origin.location:
-            return (change.kind, change.origin.location)
-        return (change.kind, change.origin.op_name)
-    if change.kind == "metadata":
-        return (change.kind,) + _renamed_part(change.old or "", change.new or "")
-    if change.kind == "parameter" and change.old and change.new:
-        moved = _moved_dims(change)
-        if moved:  # x f32[16,8] and y s32[16] both moved by a batch 16 -> 32
-            return (change.kind, moved)
-    if change.kind == "dtype" and change.a is None:  # converts added: by element types
-        return (change.kind, _element_type_names(change.old), _element_type_names(change.new))
-    if change.kind in _SHAPE_KINDS:
-        return (change.kind, change.old, change.new)
-    return (change.kind, change.old, change.new, change.detail if change.kind == "attribute" else "")
-
-
-_WORD_EDGES = "/()[]{}., :"
-
-
-def _renamed_part(old: str, new: str) -> tuple[str, str]:
-    """The whole words that differ: .../jvp(mlp)/dot -> .../jvp(feedforward)/dot
-    gives (mlp, feedforward), so one rename seen in many op_names is one finding."""
-    limit = min(len(old), len(new))
-    start = 0
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < limit - start and old[-1 - end] == new[-1 - end]:
-        end += 1
-    while start > 0 and old[start - 1] not in _WORD_EDGES:
-        start -= 1
-    while end > 0 and old[len(old) - end] not in _WORD_EDGES:
-        end -= 1
-    return old[start:len(old) - end], new[start:len(new) - end]
-
-
-def _collapse(changes: list[Change], stage: str, derived: list[Change] = ()) -> Finding:
-    first = changes[0]
-    origins: list[Origin] = []
-    for c in changes:
-        if c.origin and c.origin not in origins:
-            origins.append(c.origin)
-    old, new = first.old, first.new
-    if first.kind == "metadata":
-        old, new = _renamed_part(old or "", new or "")
-    elif first.kind in ("op_added", "op_removed"):
-        texts = sorted({c.new if first.kind == "op_added" else c.old for c in changes})
-        joined = ", ".join(texts[:6]) + (f", ... ({len(texts)} kinds)" if len(texts) > 6 else "")
-        old, new = (None, joined) if first.kind == "op_added" else (joined, None)
-    derived_findings = _derived_findings(derived, stage)
-    moved = set(affects(first))
-    for c in changes[1:]:
-        moved.update(affects(c))
-    return Finding(first.kind, stage, old, new, len(changes),
-                   tuple(h.name for h in HASHES if h.name in moved), tuple(origins),
-                   tuple(Where(c.computation, c.a, c.b, c.old, c.new) for c in changes), first.detail,
-                   derived_findings)
-
-
-def _derived_findings(derived: list[Change], stage: str) -> tuple[Finding, ...]:
-    groups: dict[tuple, list[Change]] = defaultdict(list)
-    for change in derived:
-        groups[(change.kind,)].append(change)
-    out = []
-    for (kind,), changes in groups.items():
-        first = changes[0]
-        out.append(Finding(kind, stage, first.old, first.new, len(changes),
-                           tuple(h.name for h in HASHES
-                                 if any(h.name in affects(c) for c in changes)),
-                           tuple(dict.fromkeys(c.origin for c in changes if c.origin))[:20],
-                           tuple(Where(c.computation, c.a, c.b, c.old, c.new) for c in changes),
-                           f"{len(changes)} {kind} changes follow from it"))
-    return tuple(out)
-
-
-def _separate_derived(stage: StageDiff) -> tuple[list[Change], dict[int, list[Change]]]:
-    """Split changes into root causes and, per root cause, those that follow from it.
-
-    Walks b's instructions in order (operands come first): an instruction
-    inherits the cause of the first changed operand; a shape, dtype or
-    layout change on an instruction that inherits a cause is derived from
-    it, as is the shape change of a computation's parameter (it follows from
-    the caller). Constants that are a function of a changed dimension are
-    derived from the parameter change that moved it.
-    """
-    by_place: dict[tuple[str, str], list[Change]] = defaultdict(list)
-    loose: list[Change] = []
-    for change in stage.changes:
-        if change.b is not None:
-            by_place[(change.computation, change.b)].append(change)
+def _fold_environment(findings: list[Finding]) -> list[Finding]:
+    """A new framework or XLA version lowers the same code differently: what
+    differs in the HLO then follows from the version, unless it is a value
+    the user's code wrote (a constant with a source line stays its own)."""
+    versions = [f for f in findings if f.kind == "environment" and "version" in f.detail]
+    if not versions:
+        return findings
+    version = versions[0]
+    kept, folded = [], []
+    for f in findings:
+        if f.kind == "environment" or f.kind == "constant" and f.origin.location:
+            kept.append(f)
         else:
-            loose.append(change)
-    roots: list[Change] = list(loose)
-    derived_of: dict[int, list[Change]] = defaultdict(list)
-    orphans: list[Change] = []
-    # Only shape-like changes follow from others: where there are none, every
-    # change is a root, and the walk need not read a single operand.
-    walked = {place[0] for place, changes in by_place.items()
-              if any(c.kind in _FOLLOWING_KINDS for c in changes)}
-    changed = {place[0] for place in by_place}
-    for computation in stage.b.computations:
-        if computation.name not in changed:  # nothing to place: its lines need not be read
-            continue
-        cause: dict[str, Change] = {}
-        if computation.name not in walked:
-            for instruction in computation.instructions:
-                here = by_place.get((computation.name, instruction.name))
-                if here:
-                    roots.extend(sorted(here, key=lambda c: _PRIORITY.get(c.kind, 99)))
-            continue
-        for instruction in computation.instructions:
-            inherited = min((cause[o] for o in instruction.operands if o in cause),
-                            key=lambda c: _PRIORITY.get(c.kind, 99), default=None)
-            here = sorted(by_place.get((computation.name, instruction.name), ()),
-                          key=lambda c: _PRIORITY.get(c.kind, 99))
-            for change in here:
-                if change.kind in _FOLLOWING_KINDS and inherited is not None:
-                    derived_of[id(inherited)].append(change)
-                elif change.kind in _SHAPE_KINDS and instruction.opcode == "parameter" \
-                        and not computation.is_entry and computation is not stage.b.entry:
-                    orphans.append(change)  # follows from the caller's operand
-                    inherited = change
-                else:
-                    roots.append(change)
-                    if change.kind != "metadata":
-                        # the rest of this instruction's shape changes follow from it
-                        inherited = change
-            if inherited is not None:
-                cause[instruction.name] = inherited
-    _attach_orphans(roots, orphans, derived_of)
-    roots = _attach_to_moved_constants(roots, derived_of)
-    roots = _attach_dimension_constants(roots, derived_of)
-    return _attach_entry_layout(roots, derived_of), derived_of
+            folded.append(f)
+    if not folded:
+        return findings
+    merged = replace(version, derived=version.derived + tuple(
+        replace(f, detail=f.summary or f.detail) for f in folded),
+        optimized=version.optimized + sum(f.optimized for f in folded))
+    return [merged if f is version else f for f in kept]
 
 
-def _attach_entry_layout(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:
-    """The header's entry_computation_layout restates the entry's parameter and
-    result shapes: when those changed, its change follows from them."""
-    cause = next((c for c in roots if c.kind in ("parameter", "dtype", "constant_to_parameter",
-                                                  "parameter_to_constant", "shape")), None)
-    if cause is None:
-        return roots
-    kept = []
-    for change in roots:
-        if change.detail == "module header: entry_computation_layout":
-            derived_of[id(cause)].append(change)
-        else:
-            kept.append(change)
-    return kept
+def _rank(finding: Finding) -> tuple:
+    """The environment first; then what moves a cache key; among those, causes
+    visible in the compile input; then by kind; then with a source line; then
+    the most frequent."""
+    return (finding.kind != "environment",
+            not finding.moves_a_hash and finding.kind != "elided_constant",
+            finding.stage == AFTER, PRIORITY.get(finding.kind, 4.5),
+            finding.origin.location is None, -finding.count, finding.old or "", finding.new or "")
 
 
-def _attach_to_moved_constants(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:
-    """A constant that became a parameter explains the new parameter count and
-    the other copies of the same constant that disappeared."""
-    moved = [c for c in roots if c.kind in ("constant_to_parameter", "parameter_to_constant")]
-    if not moved:  # a parameter was added or removed: renumbering follows from it
-        moved = [c for c in roots if c.kind == "parameter" and c.a is None and c.b is None]
-    if not moved:
-        return roots
-    kept = []
-    for change in roots:
-        parent = None
-        if change is moved[0]:
-            parent = None
-        elif change.kind == "parameter" and (change.a is None or _renumbered_only(change)):
-            parent = moved[0]  # the count, or the numbers of the parameters after it
-        elif change.kind == "op_removed" and (change.old or "").startswith("constant"):
-            parent = next((c for c in moved if c.kind == "constant_to_parameter"), None)
-        elif change.kind == "op_added" and (change.new or "").startswith("constant"):
-            parent = next((c for c in moved if c.kind == "parameter_to_constant"), None)
-        elif change.kind == "op_added" and (change.new or "").startswith("parameter"):
-            parent = next((c for c in moved if c.kind == "constant_to_parameter"), None)
-        elif change.kind == "op_removed" and (change.old or "").startswith("parameter"):
-            parent = next((c for c in moved if c.kind == "parameter_to_constant"), None)
-        elif change.kind in ("op_added", "op_removed") and \
-                (change.new or change.old or "").startswith(("reshape", "broadcast", "bitcast")):
-            parent = next((c for c in moved if c.computation == change.computation), None)
-        if parent is None:
-            kept.append(change)
-        else:
-            derived_of[id(parent)].append(change)
-    return kept
+# --- across stages ---------------------------------------------------------------------------------
 
-
-def _attach_orphans(roots: list[Change], orphans: list[Change],
-                    derived_of: dict[int, list[Change]]) -> None:
-    """Shape changes of called computations' parameters go under the first shape cause."""
-    if not orphans:
-        return
-    cause = next((r for r in sorted(roots, key=lambda r: _PRIORITY.get(r.kind, 99))
-                  if r.kind in ("parameter", "dtype", "shape", "op_added", "opcode")), None)
-    if cause is None:
-        roots.extend(orphans)
-        return
-    for orphan in orphans:
-        derived_of[id(cause)].append(orphan)
-        derived_of[id(cause)].extend(derived_of.pop(id(orphan), []))
-
-
-def _renumbered_only(change: Change) -> bool:
-    """``f32[8] parameter(4)`` -> ``f32[8] parameter(5)``: same shape, new number."""
-    old, new = (change.old or "").rsplit(" ", 1), (change.new or "").rsplit(" ", 1)
-    return len(old) == len(new) == 2 and old[0] == new[0] and old[1] != new[1]
-
-
-def _attach_dimension_constants(roots: list[Change], derived_of: dict[int, list[Change]]) -> list[Change]:
-    """Changes that follow from a moved dimension without a data path from it.
-
-    A dimension moves with an entry parameter's shape (a batch size) or with
-    an integer constant (a loop trip count 3 -> 4 sizes the stacked loop
-    outputs). Constants like 1/(B*8) whose values scale with it, and shapes
-    (an iota, a broadcast, a loop's stacked result) whose moved dimensions
-    all scale as it did, are derived from that change.
-    """
-    dims = []
-    for change in roots:
-        if change.kind == "parameter" and change.old and change.new:
-            for d_old, d_new in zip(_dims(change.old), _dims(change.new)):
-                if d_old != d_new and d_old and d_new:
-                    dims.append((d_old, d_new, change))
-        elif change.kind == "constant" and _is_positive_int(change.old) \
-                and _is_positive_int(change.new):
-            dims.append((int(change.old), int(change.new), change))
-    if not dims:
-        return roots
-    kept = []
-    for change in roots:
-        parent = None
-        if change.kind == "constant" and not any(change is c for _, _, c in dims):
-            parent = next((c for d_old, d_new, c in dims
-                           if _scales_with(change.old, change.new, d_old, d_new)), None)
-        elif change.kind == "shape" and change.old and change.new:
-            moved = {(o, n) for o, n in zip(_dims(change.old), _dims(change.new)) if o != n}
-            # every moved dimension scales as a parameter's did (16->32, and 128->256
-            # where batch and sequence were flattened together)
-            parent = next((c for d_old, d_new, c in dims
-                           if moved and all(n * d_old == o * d_new for o, n in moved)), None)
-        if parent is None:
-            kept.append(change)
-        else:
-            derived_of[id(parent)].append(change)
-    return kept
-
-
-def _element_type_names(shape_text: str | None) -> str:
-    """``f32[16,8]{1,0}`` -> ``f32``; ``(f32[], s32[2])`` -> ``f32,s32``."""
-    return ",".join(re.findall(r"([a-z][a-z0-9]*)\[", shape_text or ""))
-
-
-def _is_positive_int(text: str | None) -> bool:
-    return bool(text) and text.isdigit() and int(text) > 0
-
-
-def _moved_dims(change) -> tuple[tuple[int, int], ...]:
-    """The (old, new) sizes of the dimensions a shape-like change moved."""
-    return tuple(sorted({(o, n) for o, n in zip(_dims(change.old or ""), _dims(change.new or ""))
-                         if o != n}))
-
-
-def _dims(text: str) -> list[int]:
-    inside = text[text.find("[") + 1:text.find("]")] if "[" in text else ""
-    return [int(d) for d in inside.replace("<=", "").split(",") if d.strip().isdigit()]
-
-
-def _scales_with(old: str | None, new: str | None, d_old: int, d_new: int) -> bool:
-    """old/new are k*B or 1/(k*B) for the same whole k, before and after B moved.
-
-    A whole multiple is what a mean over the batch or a reshape size looks
-    like; a learning rate that doubled along with the batch (0.01 -> 0.02
-    while 16 -> 32) is proportional too, but 0.01 is not 16 times a whole
-    number, nor one over it.
-    """
-    try:
-        a, b = float(element_value(old.strip())), float(element_value(new.strip()))
-    except (ValueError, AttributeError, TypeError):
-        return False
-    if not (math.isfinite(a) and math.isfinite(b)) or a <= 0 or b <= 0:
-        return False
-    for k_old, k_new in ((a / d_old, b / d_new), (1 / (a * d_old), 1 / (b * d_new))):
-        k = round(k_old)
-        if k >= 1 and math.isclose(k_old, k, rel_tol=1e-5) and math.isclose(k_new, k, rel_tol=1e-5):
-            return True
-    return False
-
-
-# --- across stages ---------------------------------------------------------------------
-
-def _merge_stages(before: list[Finding], after: list[Finding]) -> list[Finding]:
-    """One finding for a change seen both before and after optimization."""
+def _merge_stages(before: list[Finding] | None, after: list[Finding] | None,
+                  input_differs: bool) -> list[Finding]:
+    """One finding for a change seen in both stages; after-only findings folded
+    under the input's causes when the compile input differs."""
+    if before is None or after is None:
+        return list(before or after or [])
+    before = sorted(before, key=_symmetric)  # twins found the same way whichever run is a
+    after = sorted(after, key=_symmetric)
     merged: list[Finding] = []
-    used = set()
-    for finding in before:
-        twin = next((i for i, g in enumerate(after) if i not in used and _same_finding(finding, g)),
+    used: set[int] = set()
+    for found in before:
+        twin = next((i for i, g in enumerate(after) if i not in used and _same_finding(found, g)),
                     None)
         if twin is None:
-            merged.append(finding)
+            merged.append(found)
             continue
         used.add(twin)
         other = after[twin]
-        merged.append(Finding(finding.kind, "both", finding.old, finding.new, finding.count,
-                              tuple(h.name for h in HASHES
-                                    if h.name in finding.affects or h.name in other.affects),
-                              finding.origins + tuple(o for o in other.origins
-                                                      if o not in finding.origins),
-                              finding.where, finding.detail, finding.derived))
-    merged.extend(g for i, g in enumerate(after) if i not in used)
-    return merged
+        merged.append(replace(found, stage="both",
+                              affects=tuple(h.name for h in HASHES if h.name in found.affects
+                                            or h.name in other.affects),
+                              origins=found.origins + tuple(o for o in other.origins
+                                                            if o not in found.origins),
+                              optimized=found.optimized + other.optimized))
+    rest = [g for i, g in enumerate(after) if i not in used]
+    causes = [f for f in merged if f.moves_a_hash]
+    if not input_differs or not causes:
+        return merged + rest
+    folded: dict[int, list[Finding]] = {}
+    for g in rest:
+        home = _descends_from(g, causes)
+        folded.setdefault(id(home), []).append(g)
+    out = []
+    for f in merged:
+        extra = folded.get(id(f), [])
+        if extra:
+            f = replace(f, optimized=f.optimized + sum(g.count + sum(d.count for d in g.derived)
+                                                       for g in extra),
+                        affects=tuple(h.name for h in HASHES if h.name in f.affects
+                                      or any(h.name in g.affects for g in extra)))
+        out.append(f)
+    return out
+
+
+def _symmetric(finding: Finding) -> tuple:
+    return (finding.kind, sorted([finding.old or "", finding.new or ""]), -finding.count,
+            finding.summary)
+
+
+def _descends_from(finding: Finding, causes: list[Finding]) -> Finding:
+    """The cause whose op_names an optimized change carries (a fusion carries
+    the op_names of what it fused), else the first cause."""
+    names = {o.op_name for o in finding.origins if o.op_name}
+    best, best_score = causes[0], 0
+    for cause in causes:
+        theirs = {o.op_name for o in cause.origins if o.op_name}
+        theirs |= {o.op_name for d in cause.derived for o in d.origins if o.op_name}
+        score = sum(_shared_scope(n, m) for n in names for m in theirs)
+        if score > best_score:
+            best, best_score = cause, score
+    return best
+
+
+def _shared_scope(a: str, b: str) -> int:
+    """How many leading op_name components two op_names share."""
+    n = 0
+    for x, y in zip(a.split("/"), b.split("/")):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _same_finding(a: Finding, b: Finding) -> bool:
@@ -495,13 +349,11 @@ def _same_finding(a: Finding, b: Finding) -> bool:
         return True
     if a.kind == "constant":
         return _reciprocal(a.old, b.old) and _reciprocal(a.new, b.new)
-    if a.kind == "parameter" and a.old and a.new and b.old and b.new:
-        return _moved_dims(a) == _moved_dims(b) != ()
-    if a.kind == "constant_to_parameter":
-        return a.old == b.old  # the parameter's number differs after optimization
+    if a.kind in ("parameter", "constant_to_parameter"):
+        return a.old == b.old or a.summary == b.summary != ""
     if a.kind == "parameter_to_constant":
         return a.new == b.new
-    if a.kind in ("op_added", "op_removed", "metadata"):
+    if a.kind in ("op_added", "op_removed", "replaced", "metadata", "parameter_order"):
         return a.origin.op_name == b.origin.op_name and a.origin.op_name is not None
     return False
 
@@ -512,3 +364,70 @@ def _reciprocal(x: str | None, y: str | None) -> bool:
     except (ValueError, AttributeError, TypeError):
         return False
     return a != 0 and b != 0 and math.isclose(a * b, 1.0, rel_tol=1e-5)
+
+
+# --- verdicts ---------------------------------------------------------------------------------------
+
+def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
+    by_stage = {s.stage: s.changes for s in program.stages}
+    outside = program.outside
+    stages = set(by_stage)
+    single = None if stages & {BEFORE, AFTER} else next(iter(stages), None)
+    input_changes = by_stage.get(BEFORE, by_stage.get(single, [])) if (BEFORE in stages or single) \
+        else None
+    output_changes = by_stage.get(AFTER, by_stage.get(single, [])) if (AFTER in stages or single) \
+        else None
+    reasons = []
+    recompiles = _differs((input_changes or []) + outside) if input_changes is not None else None
+    if input_changes is None:
+        after = _differs(output_changes + outside)
+        recompiles = True if after else None
+        if after is not True:
+            reasons.append("only the optimized program was dumped: the compile input "
+                           "(before_optimizations) could differ")
+    if output_changes is not None:
+        same = _differs(output_changes)
+        same = None if same is None else not same
+        if same is True and any(c.kind == "environment" and not _dump_only(c) for c in outside):
+            same = False  # the same optimized HLO, compiled by another XLA or with other flags
+            reasons.append("the optimized HLO is the same, but XLA flags or versions differ: "
+                           "XLA generates other code from it")
+    elif recompiles is False:
+        same = True
+    else:
+        same = None
+        reasons.append("only the compile input was dumped: XLA may still produce the same program")
+    if recompiles is None and input_changes is not None or same is None and any(
+            c.kind == "elided_constant" for s in program.stages for c in s.changes):
+        elided = [c for s in program.stages for c in s.changes
+                  if c.kind == "elided_constant" and c.values_differ is None]
+        if elided:
+            reasons.append(elided[0].detail or "constants XLA printed as {...} might differ")
+    hashes = verdicts(by_stage.get(BEFORE) if BEFORE in by_stage else by_stage.get(single),
+                      by_stage.get(AFTER) if AFTER in by_stage else by_stage.get(single), outside,
+                      program.framework)
+    keyed = [value for name, value in hashes.items() if rule(name).stage == COMPILE_INPUT]
+    if keyed:  # the framework's own compile-input keys decide whether it recompiles
+        recompiles = True if True in keyed else (None if None in keyed else False)
+    return ProgramVerdict(program.program, program.pairing.a, program.pairing.b, program.pairing.how,
+                          recompiles, same, hashes, sum(1 for f in findings if f.moves_a_hash),
+                          "; ".join(dict.fromkeys(reasons)), program.is_main)
+
+
+def _dump_only(change: Change) -> bool:
+    """A difference in how XLA dumps, not in how it compiles (JAX's key may still see it)."""
+    return change.detail.startswith("XLA flag xla_dump_")
+
+
+def _differs(changes: list[Change]) -> bool | None:
+    """True when a compiled change is certain, None when only constants nobody
+    printed might differ, False otherwise."""
+    undecided = False
+    for change in changes:
+        if not compiled(change):
+            continue
+        if change.kind == "elided_constant" and change.values_differ is None:
+            undecided = True
+            continue
+        return True
+    return None if undecided else False

@@ -1,28 +1,51 @@
-"""Which cache keys a change moves.
+"""Which cache keys and fingerprints a change moves: the ones a user can observe.
 
-Three executable caches key on a hash of the program; each ignores
-different things. The rules below are read from their sources:
+Each rule says what a framework hashes, over which stage of the program,
+where a user sees it, and where the rule comes from. The rules were checked
+against real runs: every corpus case carries, in its truth.json, what JAX
+0.10.2, TensorFlow 2.21 and torch-xla 2.9 printed and keyed for both runs
+(corpus/gen/HASHES.md and HASHES_tf_torch.md record the experiments), and
+tests/test_hashes.py compares these rules with them.
 
-* ``xla_fingerprint``: XLA's module fingerprint (``HloModule::GetFingerprint128``)
-  hashes the module printed with ``HloPrintOptions::Fingerprint()``: no
-  metadata, no instruction names, no backend_config, and constants printed
-  "essential only" (``HloConstantInstruction::PrintOperandsWithCanonicalNameMap``):
-  a constant that is all 0 prints ``0``, all 1 prints ``1``, an integer
-  constant of at most 500,000 elements prints its values, and every other
-  constant (any float, even a scalar learning rate) prints ``{...}``.
-  So a float constant changing from 0.01 to 0.02 does not move it. XLA
-  flags (the ``.debug_options`` sidecar) are not part of the module.
-* ``jax_cache_key``: JAX's persistent compilation cache key
-  (``jax/_src/cache_key.py``) hashes the StableHLO module serialized without
-  debug information, plus compile options (XLA flags among them) and
-  versions. Every constant and shape counts; op_name and source locations
-  do not.
-* ``graphcore_hlo_hash``: Graphcore's ``HloHash`` (TensorFlow IPU backend)
-  resets names, ids and metadata and hashes the rest of the module proto:
-  literals, shapes, backend_config, sharding and instruction order count.
+* ``jax_cache_key``: JAX's persistent compilation cache key, the name of
+  the file JAX writes in ``jax_compilation_cache_dir``. It hashes the
+  compile input (the StableHLO JAX hands XLA, serialized without debug
+  information), the module name, the compile options (XLA flags among them,
+  also the dump flags JAX does not clear, and the cache directory) and the
+  versions. Op_names and source lines do not count; constants count with
+  all their values, also those the HLO text prints as ``{...}``.
+* ``xla_executable_fingerprint``: the line ``Fingerprint for executable
+  jit_NAME: N`` that XLA prints with ``TF_CPP_VMODULE=py_executable=1``. On
+  CPU it is a hash of the optimized module's text exactly as the
+  ``*cpu_after_optimizations.txt`` dump holds it (PjRtCpuExecutable hashes
+  ``HloModule::ToString()``; recomputed from the dumps for every corpus
+  case): metadata is in it (a renamed named_scope, even a moved source line,
+  moves it), and so are names and backend_config; large constants are
+  printed ``{...}``, so a change of their values does not move it although
+  the executable differs. A program without parameters prints it empty.
+* ``tf_persistent_cache_key``: the file TensorFlow's persistent XLA cache
+  writes (``xla_compile_cache__<signature hash>__<HLO hash>__...pb``). The
+  HLO part hashes the module proto with its metadata: a renamed name_scope
+  moves it. The signature part holds the function's trace counter, which
+  moves whenever another function was traced first.
+* ``tf_compile_signature``: TF's in-process compilation cache key, printed
+  with ``TF_CPP_VMODULE=device_compiler=3``: the function name with its trace
+  counter and each argument's dtype and shape; constants and name scopes do
+  not count.
+* ``torch_xla_graph_hash``: the ``Graph Hash`` torch-xla prints with
+  ``PT_XLA_DEBUG_LEVEL=2`` (also the persistent cache's file name): the IR's
+  ops, shapes, the special scalars it keeps as constants and the order of
+  the graph's inputs; source lines and the values of device data do not
+  count.
+* ``graphcore_hlo_hash``: Graphcore's ``HloHash`` (TensorFlow IPU backend),
+  printed as ``(Hash: 0x...)`` in its compile log. Names, ids and metadata
+  are reset before hashing; literals, shapes, backend_config, sharding and
+  instruction order count. It cannot run here: the rule is read from the
+  source, not observed.
 
 A rule answers True (moves it), False (does not) or None (the dump cannot
-tell, e.g. both sides printed a constant as ``{...}``).
+tell, e.g. both sides printed a constant as ``{...}`` and nothing showed
+the values).
 """
 
 from __future__ import annotations
@@ -31,72 +54,138 @@ from dataclasses import dataclass
 
 from .diff import Change
 
-_INTEGER_TYPES = frozenset({"s1", "s2", "s4", "s8", "s16", "s32", "s64",
-                            "u1", "u2", "u4", "u8", "u16", "u32", "u64"})
-_ESSENTIAL_INTEGER_LIMIT = 500_000
+COMPILE_INPUT = "compile_input"  # the module before optimization, as the frontend built it
+EXECUTABLE = "executable"  # the module after optimization: what runs
+
 _NEVER_COMPILED = frozenset({"metadata", "module_added", "module_removed"})
+# What the entry's interface is made of: its parameters' number, order, shapes, dtypes.
+_INTERFACE = frozenset({"parameter", "parameter_order", "constant_to_parameter",
+                        "parameter_to_constant"})
 
 
 @dataclass(frozen=True)
 class HashRule:
     name: str
     title: str
-    source: str
+    stage: str  # COMPILE_INPUT or EXECUTABLE: the program it hashes
+    frameworks: tuple[str | None, ...]  # whose dumps it applies to (None: framework unknown)
+    observed: str  # where a user sees it
+    source: str  # where the rule comes from
+    observable_here: bool = True  # checked against real runs on this project's corpus
 
 
 HASHES = (
-    HashRule("xla_fingerprint", "XLA module fingerprint",
-             "xla/hlo/ir/hlo_module.cc GetFingerprint128 with HloPrintOptions::Fingerprint(); "
-             "constants via HloConstantInstruction::PrintOperandsWithCanonicalNameMap"),
-    HashRule("jax_cache_key", "JAX persistent cache key",
-             "jax/_src/cache_key.py: StableHLO bytecode without debug info, compile options, versions"),
-    HashRule("graphcore_hlo_hash", "Graphcore HloHash",
+    HashRule("jax_cache_key", "JAX persistent cache key", COMPILE_INPUT, ("jax", None),
+             "the file names in jax_compilation_cache_dir; 'PERSISTENT COMPILATION CACHE "
+             "MISS ... with key' in the log (JAX_LOGGING_LEVEL=INFO)",
+             "jax/_src/cache_key.py get(): StableHLO bytecode without debug info, module name, "
+             "compile options, jax/jaxlib/backend versions; corpus/gen/HASHES.md"),
+    HashRule("xla_executable_fingerprint", "XLA executable fingerprint", EXECUTABLE, ("jax", None),
+             "'Fingerprint for executable jit_NAME: N' with TF_CPP_VMODULE=py_executable=1",
+             "xla/pjrt/cpu/cpu_client.cc PjRtCpuExecutable: Fingerprint128 of "
+             "HloModule::ToString() of the optimized module (metadata in, large constants "
+             "as {...}); corpus/gen/HASHES.md"),
+    HashRule("tf_persistent_cache_key", "TF persistent XLA cache key", COMPILE_INPUT,
+             ("tensorflow",),
+             "the file names in TF_XLA_FLAGS=--tf_xla_persistent_cache_directory",
+             "tensorflow/compiler/jit device_compilation_cache: the signature (function name "
+             "with trace counter, argument types) and the HLO module proto, metadata in; "
+             "corpus/gen/HASHES_tf_torch.md"),
+    HashRule("tf_compile_signature", "TF compile signature", COMPILE_INPUT, ("tensorflow",),
+             "'Instantly compiling for signature: ...' with TF_CPP_VMODULE=device_compiler=3",
+             "tensorflow/compiler/jit device_compilation_cache: function name with trace "
+             "counter, each argument's dtype and shape; corpus/gen/HASHES_tf_torch.md"),
+    HashRule("torch_xla_graph_hash", "torch-xla graph hash", COMPILE_INPUT, ("pytorch",),
+             "'Graph Hash: ...' with PT_XLA_DEBUG_LEVEL=2; the persistent cache's file names",
+             "torch_xla graph hashing of the IR: ops, shapes, special scalars, input order "
+             "(not source lines, not device data); corpus/gen/HASHES_tf_torch.md"),
+    HashRule("graphcore_hlo_hash", "Graphcore HloHash", COMPILE_INPUT, ("tensorflow", None),
+             "'Begin XLA compilation: NAME  (Hash: 0x...)' in a Graphcore TensorFlow log",
              "tensorflow/compiler/plugin/poplar/driver/tools/hlo_hash.cc: module proto with "
-             "names, ids and metadata reset"),
+             "names, ids and metadata reset (not observable here: needs IPU hardware)",
+             observable_here=False),
 )
+_BY_NAME = {rule.name: rule for rule in HASHES}
 
 
-def moves(rule: str, change: Change) -> bool | None:
-    """Does ``change`` move the hash called ``rule``?"""
-    kind = change.kind
-    if kind in _NEVER_COMPILED:
+def applicable(framework: str | None) -> tuple[HashRule, ...]:
+    """The rules for dumps of ``framework`` (``jax``, ``tensorflow``, ``pytorch``, None)."""
+    return tuple(rule for rule in HASHES if framework in rule.frameworks)
+
+
+def compiled(change: Change) -> bool:
+    """Does the change touch what is compiled (not only names and metadata)?"""
+    if change.kind in _NEVER_COMPILED:
         return False
-    if kind == "elided_constant":
-        if change.values_differ is None:
-            return None
-        if not change.values_differ:
-            return False
-        kind = "constant"  # values known from elsewhere: the constant rules apply
-    if kind == "attribute" and change.detail.startswith("debug_options"):
-        # XLA flags: part of JAX's key (compile options), not of the module
-        return rule == "jax_cache_key"
-    if rule == "xla_fingerprint":
-        if kind == "attribute" and change.detail == "backend_config":
-            return False
-        if kind == "constant":
-            return _fingerprint_sees_constant(change)
+    if change.kind == "program_name":
+        return False
+    if change.kind == "elided_constant" and change.values_differ is False:
+        return False
     return True
 
 
-def _fingerprint_sees_constant(change: Change) -> bool:
-    old_essential, new_essential = change.all_zero_or_one
-    if old_essential or new_essential:
-        return True  # "0" or "1" on one side, something else on the other
-    if change.element_type in _INTEGER_TYPES:
-        size = max(len((change.old or "").split(",")), len((change.new or "").split(",")))
-        return size <= _ESSENTIAL_INTEGER_LIMIT
-    return False
+def moves(rule: str, change: Change) -> bool | None:
+    """Does ``change``, seen in the stage the rule hashes, move the hash ``rule``?"""
+    kind = change.kind
+    if kind in ("module_added", "module_removed"):
+        return False
+    if rule == "tf_compile_signature":
+        return kind in _INTERFACE or kind == "program_name" or \
+            kind == "dtype" and change.opcode == "parameter"
+    if rule == "xla_executable_fingerprint":
+        if kind == "elided_constant":
+            return False  # the printed text is {...} on both sides, whatever the values
+        if kind == "environment":
+            return False  # it hashes the optimized text; what flags change shows there
+        return True  # metadata, names and every printed value are in the text it hashes
+    if kind == "metadata":
+        return rule == "tf_persistent_cache_key"  # the module proto keeps its metadata
+    if kind == "elided_constant":
+        return change.values_differ
+    if kind == "program_name":
+        return rule in ("jax_cache_key", "tf_persistent_cache_key")
+    if kind == "environment" and rule == "graphcore_hlo_hash":
+        return False  # XLA flags and versions are outside the module it hashes
+    return True
 
 
 def affects(change: Change) -> tuple[str, ...]:
-    """The hashes ``change`` certainly moves."""
+    """The hashes ``change`` certainly moves (in the stage it was seen at)."""
     return tuple(rule.name for rule in HASHES if moves(rule.name, change))
 
 
-def verdicts(changes: list[Change]) -> dict[str, bool | None]:
-    """For each hash: changed (True), unchanged (False) or cannot tell (None)."""
+def verdicts(before: list[Change] | None, after: list[Change] | None,
+             outside: list[Change] = (), framework: str | None = None
+             ) -> dict[str, bool | None]:
+    """For each hash of ``framework``: changed (True), unchanged (False) or
+    cannot tell (None).
+
+    A rule over the compile input reads the before-optimization changes and
+    the changes outside the HLO (flags, versions and the program's name are
+    in what it hashes); one over the executable reads the after-optimization
+    changes and the program's name. Where the stage a rule needs was not
+    dumped, the other stage decides what it can: an optimized program that
+    differs came from a compile input that differs; a compile input without
+    any difference gives the same executable.
+    """
     out: dict[str, bool | None] = {}
-    for rule in HASHES:
-        answers = [moves(rule.name, c) for c in changes]
-        out[rule.name] = True if True in answers else (None if None in answers else False)
+    for rule in applicable(framework):
+        own = before if rule.stage == COMPILE_INPUT else after
+        other = after if rule.stage == COMPILE_INPUT else before
+        extra = list(outside) if rule.stage == COMPILE_INPUT else \
+            [c for c in outside if c.kind == "program_name"]
+        if own is not None:
+            answers = [moves(rule.name, c) for c in list(own) + extra]
+            out[rule.name] = True if True in answers else (None if None in answers else False)
+        elif other is None:
+            out[rule.name] = None
+        elif rule.stage == COMPILE_INPUT:  # only the optimized program was dumped
+            out[rule.name] = True if any(compiled(c) or moves(rule.name, c)
+                                         for c in other + extra) else None
+        else:  # only the compile input: no difference at all means the same program
+            out[rule.name] = False if not other and not outside else None
     return out
+
+
+def rule(name: str) -> HashRule:
+    return _BY_NAME[name]

@@ -18,8 +18,8 @@ from typing import Callable, Iterable, Iterator
 
 from ..errors import HlodiffError
 from ..model import Module
-from .naming import (AFTER, BEFORE, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile, ProgramName,
-                     FOLDER_FILES, settle_program, classify, program_name)
+from .naming import (AFTER, BEFORE, FOLDER_FILES, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile,
+                     ProgramName, classify, is_framework_helper, program_name, settle_program)
 
 
 # --- modules ----------------------------------------------------------------------
@@ -129,6 +129,19 @@ class DumpModule:
         """The module at ``stage`` if it was parsed already, else None."""
         return self._parsed.get(self.file(stage).relative)
 
+    @cached_property
+    def entry_parameters(self) -> int:
+        """How many arguments the program takes, read from the header's
+        entry_computation_layout (0 when the header does not say)."""
+        if self.path is None:
+            return 0
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as f:
+                head = f.read(_HEADER_BYTES)
+        except OSError:
+            return 0
+        return _count_parameters(head)
+
     @property
     def instruction_count(self) -> int:
         """Instructions in ``path`` (parses it on first use)."""
@@ -139,6 +152,32 @@ class DumpModule:
         """``module_0028.jit_train_step`` as users see it in file names."""
         number = "?" if self.module_id is None else f"{self.module_id:04d}"
         return f"module_{number}" + (f".{self.program}" if self.program else "")
+
+
+_HEADER_BYTES = 1 << 20  # a header's entry_computation_layout, even for thousands of arguments
+_LAYOUT = "entry_computation_layout={("
+
+
+def _count_parameters(head: str) -> int:
+    """The top-level entries of the parameter tuple of the header's
+    ``entry_computation_layout`` (the ``HloModule`` line)."""
+    header = head.find("HloModule")
+    start = head.find(_LAYOUT, header) if header >= 0 else -1
+    if start < 0 or head.find("\n", header, start) >= 0:
+        return 0
+    depth, count, empty = 1, 0, True
+    for char in head[start + len(_LAYOUT):]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return 0 if empty else count + 1
+        elif char == "," and depth == 1:
+            count += 1
+        elif not char.isspace():
+            empty = False
+    return 0
 
 
 @dataclass(frozen=True)
@@ -167,25 +206,48 @@ class Dump:
 
     @cached_property
     def main(self) -> MainProgram:
-        """The largest module, as the Graphcore guide advises for finding the model.
+        """The program a user most likely means: the step that takes the most
+        arguments among the programs the user jitted, the largest of those.
 
-        Side programs (an initialiser, a dtype cast, a PRNG seed) are small;
-        the training or inference step dwarfs them. Sizes compare
-        before_optimizations text where a module has it.
+        Programs the framework compiles for itself (JAX's eager primitives
+        and private helpers: jit_convert_element_type, jit__normal) are never
+        the main program while a function the user jitted is there. Among
+        the user's, a training or inference step takes the model's
+        parameters (and optimizer state, and a batch) as arguments, where an
+        initialiser takes a key and returns them: the most entry parameters
+        first. An initialiser's program can be the largest text (flax's
+        model.init is), so size only breaks ties, as the Graphcore guide
+        advises for finding the model. Sizes compare before_optimizations
+        text where a module has it.
         """
         candidates = [m for m in self.modules if m.primary is not None]
-        ranked = sorted(candidates, key=lambda m: (m.stage_file(BEFORE) is not None, m.size),
+        ranked = sorted(candidates, key=lambda m: (not is_framework_helper(m.program),
+                                                   m.entry_parameters,
+                                                   m.stage_file(BEFORE) is not None, m.size),
                         reverse=True)
         best = ranked[0]
         what = best.primary.stage.name if best.primary.stage else "HLO"
         what = "pass snapshot" if what in (PASS, IN_PASS) else what
-        reason = f"largest {what} text: {human_size(best.size)}"
         if len(ranked) == 1:
             return MainProgram(best, f"the only module with HLO text ({human_size(best.size)})")
-        runner_up = ranked[1]
-        tie = " (a tie: the first compiled was chosen)" if runner_up.size == best.size else ""
-        return MainProgram(best, f"{reason}, next {runner_up.normalised or runner_up.label} "
-                                 f"{human_size(runner_up.size)}{tie}")
+        users = [m for m in ranked if not is_framework_helper(m.program)]
+        helpers = len(ranked) - len(users)
+        not_counted = f"; {helpers} program{'s' if helpers != 1 else ''} JAX compiled for " \
+                      "itself not counted" if helpers and users else ""
+        runner_up = (users if users and best in users else ranked)[1:2]
+        if not runner_up:
+            return MainProgram(best, f"the only program the user compiled "
+                                     f"({human_size(best.size)}){not_counted}")
+        other = runner_up[0]
+        if best.entry_parameters != other.entry_parameters:
+            return MainProgram(best, f"takes the most arguments ({best.entry_parameters}), "
+                                     f"{what} text {human_size(best.size)}; next "
+                                     f"{other.normalised or other.label} with "
+                                     f"{other.entry_parameters}{not_counted}")
+        tie = " (a tie: the first compiled was chosen)" if other.size == best.size else ""
+        return MainProgram(best, f"largest {what} text: {human_size(best.size)}, next "
+                                 f"{other.normalised or other.label} "
+                                 f"{human_size(other.size)}{tie}{not_counted}")
 
     def main_program(self) -> DumpModule:
         """The module a user most likely means (see ``main``)."""

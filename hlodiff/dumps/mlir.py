@@ -3,23 +3,88 @@
 XLA prints a large constant as ``constant({...})``, so two dumps that both
 elide it cannot be compared from the HLO text. JAX (0.4.30 and later) also
 writes the StableHLO it handed to XLA as ``module_NNNN.<name>/module.mlir``,
-where constants keep every value (``dense<"0x...">``). When both runs have
-that file, the constants of a given tensor type can be compared there.
+where constants keep every value (``dense<"0x...">`` or ``dense<[...]>``).
+When both runs have that file, the constants of a given tensor type can be
+compared there, and shown decoded.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Shape
 
-_CONSTANT = re.compile(r"""stablehlo\.constant\s+dense<("0x[0-9A-Fa-f]*"|[^>]*)>\s*:\s*tensor<([^>]*)>""")
-_MLIR_TYPES = {"pred": "i1", "s8": "i8", "s16": "i16", "s32": "i32", "s64": "i64",
-               "u8": "ui8", "u16": "ui16", "u32": "ui32", "u64": "ui64"}
-_UNPACK = {"f32": "f", "f64": "d", "i32": "i", "i64": "q", "ui32": "I", "ui64": "Q",
-           "i16": "h", "ui16": "H", "i8": "b", "ui8": "B"}
+_CONSTANT = re.compile(r"""stablehlo\.constant\s+dense<("0x[0-9A-Fa-f]*"|[^>]*)>\s*:\s*"""
+                       r"""tensor<((?:[^<>]|<[^<>]*>)*)>""")
+_TENSOR = re.compile(r"((?:\d+x)*)(.+)")
+
+# HLO element type -> MLIR element type.
+_MLIR_TYPES = {
+    "pred": "i1", "s2": "i2", "s4": "i4", "s8": "i8", "s16": "i16", "s32": "i32", "s64": "i64",
+    "u2": "ui2", "u4": "ui4", "u8": "ui8", "u16": "ui16", "u32": "ui32", "u64": "ui64",
+    "f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64",
+    "f8e5m2": "f8E5M2", "f8e4m3": "f8E4M3", "f8e4m3fn": "f8E4M3FN",
+    "f8e4m3b11fnuz": "f8E4M3B11FNUZ", "f8e5m2fnuz": "f8E5M2FNUZ", "f8e4m3fnuz": "f8E4M3FNUZ",
+    "f8e3m4": "f8E3M4", "f8e8m0fnu": "f8E8M0FNU", "f6e3m2fn": "f6E3M2FN", "f6e2m3fn": "f6E2M3FN",
+    "f4e2m1fn": "f4E2M1FN", "c64": "complex<f32>", "c128": "complex<f64>",
+}
+
+# MLIR element type -> (bits, decoder of the integer holding one element)
+_INTEGER_BITS = {"i1": 1, "i2": 2, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
+                 "ui2": 2, "ui4": 4, "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64}
+
+
+@dataclass(frozen=True)
+class _Minifloat:
+    """A small float format: exponent and mantissa bits, and how it spends its top codes."""
+
+    exponent: int
+    mantissa: int
+    bias: int
+    infinities: bool = True  # IEEE-like: top exponent is inf/nan
+    nan_is_negative_zero: bool = False  # the "fnuz" kinds: -0's code is NaN, no infinities
+    finite_only: bool = False  # the "fn" kinds: only all-ones is NaN
+    signed: bool = True
+
+    @property
+    def bits(self) -> int:
+        return self.exponent + self.mantissa + (1 if self.signed else 0)
+
+    def decode(self, code: int) -> float:
+        sign = -1.0 if self.signed and code >> (self.exponent + self.mantissa) & 1 else 1.0
+        exponent = code >> self.mantissa & ((1 << self.exponent) - 1)
+        mantissa = code & ((1 << self.mantissa) - 1)
+        top = (1 << self.exponent) - 1
+        if self.nan_is_negative_zero and sign < 0 and exponent == 0 and mantissa == 0:
+            return math.nan
+        if self.infinities and exponent == top:
+            return sign * math.inf if mantissa == 0 else math.nan
+        if self.finite_only and exponent == top and mantissa == (1 << self.mantissa) - 1:
+            return math.nan
+        if not self.signed and self.mantissa == 0:  # e8m0: a power of two, all ones is NaN
+            return math.nan if exponent == top else 2.0 ** (exponent - self.bias)
+        if exponent == 0:
+            return sign * mantissa * 2.0 ** (1 - self.bias - self.mantissa)
+        return sign * (1 + mantissa / (1 << self.mantissa)) * 2.0 ** (exponent - self.bias)
+
+
+_FLOATS = {
+    "f16": _Minifloat(5, 10, 15), "bf16": _Minifloat(8, 7, 127), "f32": _Minifloat(8, 23, 127),
+    "f64": _Minifloat(11, 52, 1023),
+    "f8E5M2": _Minifloat(5, 2, 15), "f8E4M3": _Minifloat(4, 3, 7),
+    "f8E4M3FN": _Minifloat(4, 3, 7, infinities=False, finite_only=True),
+    "f8E4M3B11FNUZ": _Minifloat(4, 3, 11, infinities=False, nan_is_negative_zero=True),
+    "f8E5M2FNUZ": _Minifloat(5, 2, 16, infinities=False, nan_is_negative_zero=True),
+    "f8E4M3FNUZ": _Minifloat(4, 3, 8, infinities=False, nan_is_negative_zero=True),
+    "f8E3M4": _Minifloat(3, 4, 3), "f8E8M0FNU": _Minifloat(8, 0, 127, infinities=False,
+                                                           signed=False),
+    "f6E3M2FN": _Minifloat(3, 2, 3, infinities=False), "f6E2M3FN": _Minifloat(2, 3, 1, infinities=False),
+    "f4E2M1FN": _Minifloat(2, 1, 1, infinities=False),
+}
 
 
 def mlir_type(shape: Shape) -> str:
@@ -38,35 +103,74 @@ def read_constants(path: Path) -> dict[str, list[str]]:
     return found
 
 
-def describe_difference(tensor: str, old: list[str], new: list[str]) -> str:
-    """What differs between the constants of one tensor type, in a person's words."""
+@dataclass(frozen=True)
+class Settled:
+    """What module.mlir says about constants of one tensor type in both runs.
+
+    ``differ`` is True or False when both runs hold them, None when the
+    values could not be found on both sides (``detail`` says why).
+    """
+
+    differ: bool | None
+    detail: str
+
+
+def settle(tensor: str, old: list[str] | None, new: list[str] | None) -> Settled:
+    """Compare the constants of type ``tensor<tensor>`` of two module.mlir files."""
+    missing = [side for side, values in (("a", old), ("b", new)) if not values]
+    if missing:
+        sides = " and ".join(f"run {s}" for s in missing)
+        return Settled(None, f"module.mlir of {sides} holds no constant of type tensor<{tensor}>")
     if len(old) != len(new):
-        return f"module.mlir holds {len(old)} vs {len(new)} constants of type tensor<{tensor}>"
+        return Settled(None, f"module.mlir holds {len(old)} vs {len(new)} constants of type "
+                             f"tensor<{tensor}>: they cannot be paired")
     for a, b in zip(old, new):
-        if a != b:
-            detail = _element_difference(tensor, a, b)
-            return f"module.mlir shows different values of tensor<{tensor}>" + \
-                (f": {detail}" if detail else "")
-    return ""
+        if _normalised(a) != _normalised(b):
+            detail = element_difference(tensor, a, b)
+            return Settled(True, f"module.mlir shows different values of tensor<{tensor}>"
+                                 + (f": {detail}" if detail else ""))
+    return Settled(False, f"module.mlir shows the same values of tensor<{tensor}>")
 
 
-def _element_difference(tensor: str, a: str, b: str) -> str:
-    element = tensor.rsplit("x", 1)[-1]
-    code = _UNPACK.get(element)
-    if code is None or not (a.startswith('"0x') and b.startswith('"0x')):
+def _normalised(value: str) -> str:
+    return value.upper() if value.startswith('"0x') else " ".join(value.split())
+
+
+def decode(tensor: str, value: str) -> list[float | int] | None:
+    """The elements of a ``dense<...>`` value of type ``tensor``, or None when unknown."""
+    shape, element = _TENSOR.fullmatch(tensor).groups()
+    dims = [int(d) for d in shape.split("x") if d]
+    count = math.prod(dims) if dims else 1
+    if not value.startswith('"0x'):
+        return None
+    raw = bytes.fromhex(value[3:-1])
+    bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS else None)
+    if bits is None:
+        return None
+    width = max(1, (bits + 7) // 8)  # MLIR stores each element in whole bytes
+    if len(raw) == width:  # a splat: one value for every element
+        raw = raw * count
+    if len(raw) != width * count:
+        return None
+    codes = [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
+    if element in _FLOATS:
+        return [_FLOATS[element].decode(c & ((1 << bits) - 1)) for c in codes]
+    mask = (1 << bits) - 1
+    codes = [c & mask for c in codes]
+    if element.startswith("i") and element != "i1":
+        codes = [c - (1 << bits) if c >> (bits - 1) else c for c in codes]
+    return codes
+
+
+def element_difference(tensor: str, a: str, b: str) -> str:
+    """``[3]: 0.75 -> -0.75 (1 of 3072 elements differ)``, decoded; "" when undecodable."""
+    va, vb = decode(tensor, a), decode(tensor, b)
+    if va is None or vb is None or len(va) != len(vb):
         return ""
-    try:
-        ra, rb = bytes.fromhex(a[3:-1]), bytes.fromhex(b[3:-1])
-        size = struct.calcsize(code)
-        va = struct.unpack(f"<{len(ra) // size}{code}", ra)
-        vb = struct.unpack(f"<{len(rb) // size}{code}", rb)
-    except (ValueError, struct.error):
-        return ""
-    if len(va) != len(vb):
-        return ""
-    differing = [i for i, (x, y) in enumerate(zip(va, vb)) if x != y]
+    differing = [i for i, (x, y) in enumerate(zip(va, vb))
+                 if struct.pack("<d", float(x)) != struct.pack("<d", float(y))]
     if not differing:
         return ""
-    first = differing[0]
-    return (f"[{first}]: {va[first]:.9g} -> {vb[first]:.9g} "
-            f"({len(differing)} of {len(va)} elements differ)")
+    shown = ", ".join(f"[{i}]: {va[i]:.9g} -> {vb[i]:.9g}" for i in differing[:3])
+    more = ", ..." if len(differing) > 3 else ""
+    return f"{shown}{more} ({len(differing)} of {len(va)} elements differ)"

@@ -129,6 +129,41 @@ _PROGRAM_FORMS = (
 )
 
 
+# Programs JAX compiles on its own behalf, not a function the user jitted:
+# primitives run eagerly (jnp.zeros, astype, x * 2 outside jit compile
+# jit_broadcast_in_dim, jit_convert_element_type, jit_multiply) and its
+# private helpers (jit__threefry_split, jit__normal; a name starting with "_",
+# except a jitted lambda, jit__lambda).
+_JAX_EAGER = frozenset("""
+abs acos acosh add and argmax argmin asin asinh atan atan2 atanh bitcast_convert_type
+broadcast_in_dim cbrt ceil clamp concatenate convert_element_type copy copy_p cos cosh
+cumlogsumexp cummax cummin cumprod cumsum div dot_general dynamic_slice dynamic_update_slice
+eq erf erf_inv erfc exp exp2 expand_dims expm1 floor gather ge gt imag integer_pow iota
+is_finite le log log1p logistic lt max min mul multiply ne neg nextafter not or pad pow
+real reduce_and reduce_max reduce_min reduce_or reduce_precision reduce_prod reduce_sum rem
+reshape rev round rsqrt scatter scatter_add select_n shift_left shift_right_arithmetic
+shift_right_logical sign sin sinh slice sort sqrt square squeeze stage stop_gradient
+sub subtract tan tanh top_k transpose true_divide unstack where xor zeros_like ones_like
+""".split())
+
+
+def is_framework_helper(written: str) -> bool:
+    """Did the framework compile this program for itself (see _JAX_EAGER)?
+
+    >>> is_framework_helper("jit__threefry_split"), is_framework_helper("jit_train_step")
+    (True, False)
+    >>> is_framework_helper("jit_convert_element_type"), is_framework_helper("jit__lambda")
+    (True, False)
+    """
+    match = re.fullmatch(r"p?jit_(\w+?)(?:\.\d+)?", written)
+    if match is None:
+        return False
+    name = match.group(1)
+    if name.startswith("_"):
+        return name not in ("_lambda", "_unnamed_wrapped_function_")
+    return name in _JAX_EAGER
+
+
 def program_name(written: str) -> ProgramName:
     """Recognise a frontend's naming scheme and strip its run-dependent counters.
 

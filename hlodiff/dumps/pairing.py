@@ -80,10 +80,13 @@ class Pairing:
     only_b: tuple[DumpModule, ...]
     notes: tuple[str, ...] = ()
     others: tuple[ModulePair, ...] = ()  # pairs found but not selected
+    main_pair: ModulePair | None = None  # the main programs' pair, selected or not
 
     @property
     def main(self) -> ModulePair | None:
-        """The first selected pair: the main program's with the default selection."""
+        """The main programs' pair when it was selected, else the first selected pair."""
+        if self.main_pair is not None and self.main_pair in self.pairs:
+            return self.main_pair
         return self.pairs[0] if self.pairs else None
 
 
@@ -175,8 +178,9 @@ class _Matcher:
                     continue
                 score = signatures[a].similarity(signatures[b])
                 if score >= threshold:
-                    candidates.append((-score, abs(i - j), i, j, a, b))
-        for negative_score, _, _, _, a, b in sorted(candidates, key=lambda c: c[:4]):
+                    candidates.append((-score, abs(i - j), i + j, min(i, j), i, j, a, b))
+        # best first; ties by closeness in compile order, the same whichever run is a
+        for negative_score, *_, a, b in sorted(candidates, key=lambda c: c[:6]):
             if a in self.free_a and b in self.free_b:
                 self._take(a, b, how, -negative_score)
 
@@ -206,29 +210,31 @@ def pair_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None,
 
     By default ``pairs`` holds one pair: run A's main program and its
     partner (or, when A's main found none, run B's main and its partner; or
-    the two main programs as LARGEST). ``select`` keeps the pairs where
-    either module's program name, as written or normalised, matches the
-    regular expression; ``all`` keeps every pair. Raises HlodiffError for a
-    bad expression or one that matches no pair.
+    the two main programs as LARGEST). ``all`` keeps every pair, the main
+    one first; ``select`` keeps the pairs where either module's program
+    name, as written or normalised, matches the regular expression. Raises
+    HlodiffError for a bad expression or one that matches no pair.
     """
     matcher = _Matcher(dump_a, dump_b)
     matcher.run()
     pairs = sorted(matcher.pairs, key=lambda p: (p.a.module_id or 0, p.a.program))
     only_a, only_b = list(matcher.free_a), list(matcher.free_b)
-    if all:
-        chosen = pairs
-    elif select is not None:
+    main_a, main_b = dump_a.main_program(), dump_b.main_program()
+    main_pair = _main_pair(pairs, main_a, main_b)
+    largest = None
+    if main_pair is None and select is None:  # the two main programs, for lack of better
+        largest = ModulePair(main_a, main_b, LARGEST, _size_ratio(main_a.size, main_b.size))
+        only_a.remove(main_a)
+        only_b.remove(main_b)
+    if select is not None:
         chosen = _selected(pairs, select)
+    elif all:
+        chosen = ([largest] if largest else []) + pairs
     else:
-        main_pair = _main_pair(pairs, dump_a.main_program(), dump_b.main_program())
-        if main_pair is None:
-            a, b = dump_a.main_program(), dump_b.main_program()
-            main_pair = ModulePair(a, b, LARGEST, _size_ratio(a.size, b.size))
-            only_a.remove(a)
-            only_b.remove(b)
-        chosen = [main_pair]
+        chosen = [main_pair or largest]
     others = tuple(p for p in pairs if p not in chosen)
-    return Pairing(tuple(chosen), tuple(only_a), tuple(only_b), tuple(matcher.notes), others)
+    return Pairing(tuple(chosen), tuple(only_a), tuple(only_b), tuple(matcher.notes), others,
+                   main_pair or largest)
 
 
 def _main_pair(pairs: Iterable[ModulePair], main_a: DumpModule,

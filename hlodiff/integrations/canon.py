@@ -29,9 +29,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ..analysis.diff import _all_zero_or_one  # the same "all 0 / all 1" test the hash rules use
 from ..dumps import normalise_program
-from ..analysis.hashes import _ESSENTIAL_INTEGER_LIMIT, _INTEGER_TYPES, HASHES
+from ..analysis.hashes import HASHES
 from ..model import Computation, Instruction, Module
 
 _CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
@@ -49,26 +48,24 @@ class View:
     ``metadata`` keeps each instruction's op_type, op_name and source,
     with JAX's stack-frame ids resolved into the call stack (the frame
     tables themselves are never printed: their ids change between runs).
-    ``constants`` is ``"all"`` (every literal as printed) or
-    ``"essential"`` (as XLA's fingerprint prints them: ``0``/``1`` for all-0/1,
-    small integer arrays in full, anything else ``{...}``).
+    Literals are kept as printed (``{...}`` stays ``{...}``).
     """
 
     metadata: bool = False
-    backend_config: bool = True
-    constants: str = "all"
 
 
 # The canonical text ``hlodiff canon`` prints, for reading and for git.
 READING = View()
 
-# Per cache key (``hashes.HASHES``), the text whose sha256 stands for it.
-# JAX's key and Graphcore's hash ignore the same things as far as HLO text
-# can show (both see every literal, shape, attribute and the order), so
-# their views are equal; they are kept apart so a baseline names each key.
+# Per cache key (``hashes.HASHES``), the text whose sha256 stands for it:
+# those that leave metadata out, and those that hash it too (XLA's printed
+# fingerprint, TF's persistent key, which keeps the module proto's metadata).
 VIEWS = {
-    "xla_fingerprint": View(backend_config=False, constants="essential"),
     "jax_cache_key": View(),
+    "xla_executable_fingerprint": View(metadata=True),
+    "tf_persistent_cache_key": View(metadata=True),
+    "tf_compile_signature": View(),
+    "torch_xla_graph_hash": View(),
     "graphcore_hlo_hash": View(),
 }
 assert set(VIEWS) == {h.name for h in HASHES}, "one view per hash rule"
@@ -136,7 +133,7 @@ def _computation(module: Module, computation: Computation, computation_names: di
 def _instruction(module: Module, instruction: Instruction, names: dict[str, str],
                  computation_names: dict[str, str], view: View) -> str:
     if instruction.opcode == "constant":
-        operands = _constant(instruction, view)
+        operands = instruction.operand_text
     elif instruction.opcode == "parameter":
         operands = str(instruction.parameter_number)
     else:
@@ -145,7 +142,7 @@ def _instruction(module: Module, instruction: Instruction, names: dict[str, str]
     text = f"{'ROOT ' if instruction.is_root else ''}%{names[instruction.name]} = {shape}" \
            f"{instruction.opcode}({operands})"
     for name, value in instruction.attribute_items:
-        if name == "metadata" or (name == "backend_config" and not view.backend_config):
+        if name == "metadata":
             continue
         if name in _CALL_ATTRIBUTES:
             value = _rename(value, computation_names)
@@ -155,22 +152,6 @@ def _instruction(module: Module, instruction: Instruction, names: dict[str, str]
     if view.metadata:
         text += _metadata(module, instruction)
     return text
-
-
-def _constant(instruction: Instruction, view: View) -> str:
-    """The literal, or what XLA's fingerprint prints for it (``hashes`` explains the rule)."""
-    literal = instruction.literal
-    if view.constants == "all" or literal is None:
-        return instruction.operand_text
-    if literal.elided:
-        return "{...}"
-    if _all_zero_or_one(literal.elements):
-        return literal.elements[0].strip()
-    shape = instruction.shape
-    if shape is not None and shape.element_type in _INTEGER_TYPES and \
-            (shape.element_count or 0) <= _ESSENTIAL_INTEGER_LIMIT:
-        return instruction.operand_text
-    return "{...}"
 
 
 def _rename(text: str, names: dict[str, str]) -> str:

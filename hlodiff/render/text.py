@@ -262,14 +262,17 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
                       "--format json lists them all)[/]")
         for n, f in enumerate(shown[:details], 1):
             _finding_details(out, n, f)
-    hashes = "  ".join(f"{h.title}: {_yes_no(rep.hashes.get(h.name))}" for h in HASHES)
+    hashes = "  ".join(f"{h.title}: {_yes_no(rep.hashes[h.name])}" for h in HASHES
+                       if h.name in rep.hashes)
     out.print(f"[dim]{hashes}[/]")
     for note in rep.notes:
         out.print(f"[yellow]note:[/] {escape(note)}")
 
 
 _STAGE_SHORT = {"before_optimizations": "before", "after_optimizations": "after"}
-_HASH_SHORT = {"xla_fingerprint": "XLA", "jax_cache_key": "JAX", "graphcore_hlo_hash": "Graphcore"}
+_HASH_SHORT = {"xla_executable_fingerprint": "XLA fingerprint", "jax_cache_key": "JAX key",
+               "tf_persistent_cache_key": "TF cache key", "tf_compile_signature": "TF signature",
+               "torch_xla_graph_hash": "torch-xla hash", "graphcore_hlo_hash": "Graphcore"}
 
 
 def _yes_no(value) -> str:

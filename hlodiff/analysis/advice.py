@@ -1,0 +1,143 @@
+"""What to do about a finding: one line a practitioner would say, by kind and framework.
+
+One table, so the advice stays consistent and easy to review. A rule names
+the kind of finding it applies to, the framework (None: any), an optional
+test on the finding, and the advice. The first rule that fits is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..model import element_value
+from .findings import Finding
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    framework: str | None
+    applies: Callable[[Finding], bool]
+    advice: str
+
+
+def _always(_: Finding) -> bool:
+    return True
+
+
+def _float_scalar(finding: Finding) -> bool:
+    try:
+        return all(isinstance(element_value((v or "").strip()), float)
+                   for v in (finding.old, finding.new))
+    except (ValueError, AttributeError):
+        return False
+
+
+def _integer_scalar(finding: Finding) -> bool:
+    return all((v or "").strip().lstrip("-").isdigit() for v in (finding.old, finding.new))
+
+
+def _zero_or_one(finding: Finding) -> bool:
+    return (finding.old or "").strip() in ("0", "1") or (finding.new or "").strip() in ("0", "1")
+
+
+def _shrinks(finding: Finding) -> bool:
+    """A dimension got smaller: what a short last batch looks like."""
+    import re
+    pairs = re.findall(r"(\d+) -> (\d+)", finding.summary)
+    return bool(pairs) and all(int(n) < int(o) for o, n in pairs)
+
+
+def _named(*words: str) -> Callable[[Finding], bool]:
+    def test(finding: Finding) -> bool:
+        text = " ".join(filter(None, [finding.detail, finding.summary] +
+                               [o.op_name or "" for o in finding.origins]))
+        return any(word in text for word in words)
+    return test
+
+
+RULES = (
+    Rule("environment", None, _named("version"),
+         "The runs used different framework or XLA versions: pin the same versions "
+         "(and jaxlib/XLA build) in both, or expect every program to recompile."),
+    Rule("environment", None, _named("flag", "debug_options"),
+         "XLA_FLAGS differ between the runs: set the same flags in both (only the dump "
+         "flags may differ)."),
+    Rule("environment", None, _always,
+         "The runs compiled for different machines or devices: compare runs on the same "
+         "platform and device count."),
+    Rule("constant", "jax", _named("random", "threefry", "rng", "key"),
+         "A PRNG seed or key is baked into the program: pass the key as an argument to the "
+         "jitted function."),
+    Rule("constant", "jax", _float_scalar,
+         "A Python float is baked into the jitted function: pass it as an array argument "
+         "(jnp.asarray) so changing it does not recompile, or mark it static on purpose."),
+    Rule("constant", "tensorflow", _float_scalar,
+         "A Python float is captured by the tf.function: pass it as a tf.Variable or a "
+         "tensor argument so changing it does not retrace and recompile."),
+    Rule("constant", "pytorch", _float_scalar,
+         "A Python scalar is baked into the graph: keep it in a tensor on the device "
+         "(torch.tensor(value, device=xla_device)) so it becomes a graph input."),
+    Rule("constant", None, _integer_scalar,
+         "An integer baked into the program changed (a loop bound, a step count): pass it "
+         "as an argument, or make it the same in both runs."),
+    Rule("constant", None, _always,
+         "A constant baked into the program changed: pass values that change between "
+         "runs as arguments instead of closing over them."),
+    Rule("constant_to_parameter", "pytorch", _zero_or_one,
+         "torch-xla turns the scalars 0 and 1 into constants and other scalars into graph "
+         "inputs: keep such scalars in device tensors."),
+    Rule("constant_to_parameter", None, _always,
+         "A value is a constant in one run and an argument in the other: pass it the same "
+         "way in both (an argument is better: changing it then recompiles nothing)."),
+    Rule("parameter_to_constant", None, _always,
+         "A value is an argument in one run and a constant in the other: pass it the same "
+         "way in both (an argument is better: changing it then recompiles nothing)."),
+    Rule("parameter", None, _shrinks,
+         "An input got smaller, as a short last batch does: use drop_remainder=True (or "
+         "drop_last) or pad the last batch to the full size."),
+    Rule("parameter", None, _always,
+         "Input shapes or dtypes changed: feed every step the same shapes (fixed batch "
+         "size, padding or bucketing), or expect one compilation per shape."),
+    Rule("parameter_order", "tensorflow", _always,
+         "A TF capture versus an explicit argument changes the argument order: pass the "
+         "value the same way (captured or as an argument) in both runs."),
+    Rule("parameter_order", None, _always,
+         "The program's arguments changed order: pass them in the same order and "
+         "structure in both runs."),
+    Rule("dtype", None, _always,
+         "A dtype changed: check mixed-precision settings and astype/casts at this line."),
+    Rule("replaced", None, _always,
+         "This part of the model was rewritten: expected after a code change; the program "
+         "recompiles once for it."),
+    Rule("op_added", None, _always,
+         "The model code adds operations here: expected after a code change; otherwise "
+         "look for a Python branch on a configuration value at this line."),
+    Rule("op_removed", None, _always,
+         "The model code no longer runs these operations: expected after a code change; "
+         "otherwise look for a Python branch on a configuration value at this line."),
+    Rule("elided_constant", None, _always,
+         "XLA printed this constant as {...}: dump again with "
+         "XLA_FLAGS=--xla_dump_large_constants (or keep module.mlir) to compare its values."),
+    Rule("metadata", None, _always,
+         "Only names and source locations differ: this recompiles nothing by itself."),
+    Rule("attribute", None, _named("input_output_alias", "donat"),
+         "Buffer donation differs: pass the same donate_argnums in both runs."),
+    Rule("attribute", None, _always,
+         "An attribute of an operation changed: look at the code at this line for a "
+         "changed option (axis, precision, sharding)."),
+    Rule("shape", None, _always,
+         "A shape changed inside the program: look for a size computed from a Python "
+         "value at this line."),
+)
+
+
+def advice_for(finding: Finding, framework: str | None) -> str:
+    """The advice for ``finding`` in ``framework`` (``jax``, ``tensorflow``,
+    ``pytorch`` or None), or "" when no rule fits."""
+    for rule in RULES:
+        if rule.kind == finding.kind and rule.framework in (None, framework) \
+                and rule.applies(finding):
+            return rule.advice
+    return ""

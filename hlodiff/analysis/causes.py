@@ -1,0 +1,423 @@
+"""Which change follows from which: an explicit cause graph for one stage.
+
+A batch size reshapes hundreds of instructions; a dtype switch adds converts
+and retypes everything downstream; a constant that became a parameter
+renumbers the parameters after it. A person wants the change they made, and
+the rest counted under it. ``CauseGraph`` gives every change that follows
+from another a parent link; the changes without a parent are the causes.
+
+The rules, each a method below:
+
+* dataflow: a shape-like change (shape, dtype, layout, an attribute that
+  sizes it, what it reads or calls) on an instruction that reads a changed
+  value follows from that change. Values carry their cause through
+  unchanged instructions and into called computations (a fusion's
+  parameters carry its operands' causes). Both runs are walked: an
+  instruction removed in run a passes its cause on in a.
+* dimensions: when a dimension moves (an entry parameter 32 -> 48, or an
+  integer constant that sizes a loop's output 3 -> 4), the shapes whose
+  moved dimensions all scale with it, and constants that are k*B or 1/(k*B)
+  for the same whole k before and after, follow from it.
+* the parameter list: a parameter only renumbered, and the count of
+  parameters, follow from a parameter added or removed, or from a constant
+  that became a parameter (or the reverse); the header's
+  entry_computation_layout restates the entry's parameters and result.
+* constants moved into parameters: the copies of the constant that went,
+  and the reshapes and broadcasts that carry the new parameter, follow from
+  the constant that became a parameter.
+* computations: a computation of one run only follows from the change of
+  the instruction that calls it.
+
+Every rule decides from both runs alike, so the graph of ``b`` against
+``a`` mirrors that of ``a`` against ``b``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+
+from ..model import Computation, Module, element_value
+from .diff import Change
+
+# How directly a kind of change explains a recompile; lower first.
+PRIORITY = {
+    "environment": -1, "parameter": 0, "constant_to_parameter": 1, "parameter_to_constant": 1,
+    "constant": 2, "dtype": 3, "opcode": 4, "op_added": 5, "op_removed": 5,
+    "called_computation": 5, "operands": 6, "attribute": 6, "shape": 7, "layout": 8,
+    "computation_added": 9, "computation_removed": 9, "elided_constant": 9,
+    "module_added": 10, "module_removed": 10, "metadata": 11,
+    "replaced": 5, "parameter_order": 0, "program_name": 9,
+}
+# Kinds that follow from a change upstream when what they read carries one.
+_FOLLOWING = frozenset({"shape", "dtype", "layout", "attribute", "operands", "called_computation"})
+# Added or removed instructions follow from a change of what they read when
+# that change retypes or reshapes values (converts, reshapes XLA adds).
+_RESHAPING = frozenset({"dtype", "shape", "layout", "parameter"})
+_PARAMETER_KINDS = frozenset({"constant_to_parameter", "parameter_to_constant"})
+_PLUMBING = ("reshape", "broadcast", "bitcast", "copy", "convert")
+# Header attributes that restate the entry's parameters and results (one
+# entry per parameter or output): they change when those do.
+_RESTATED_HEADERS = frozenset(f"module header: {name}" for name in (
+    "entry_computation_layout", "allow_spmd_sharding_propagation_to_parameters",
+    "allow_spmd_sharding_propagation_to_output", "input_output_alias", "buffer_donor"))
+
+
+def _rank(change: Change) -> tuple:
+    """A change's claim to be the cause, the same from either run."""
+    return (PRIORITY.get(change.kind, 99), sorted([change.old or "", change.new or ""]),
+            sorted([change.computation or "", change.computation_a or ""]))
+
+
+class CauseGraph:
+    """Parent links between the changes of one stage (indices into ``changes``)."""
+
+    def __init__(self, changes: list[Change], a: Module, b: Module):
+        self.changes = changes
+        self.a, self.b = a, b
+        self.parent: dict[int, int] = {}
+        self._build()
+
+    # -- queries -------------------------------------------------------------------------
+
+    def cause_of(self, index: int) -> int:
+        """The root the change at ``index`` follows from (itself when it is one)."""
+        seen = set()
+        while index in self.parent and index not in seen:
+            seen.add(index)
+            index = self.parent[index]
+        return index
+
+    def roots(self) -> list[int]:
+        return [i for i in range(len(self.changes)) if i not in self.parent]
+
+    def following(self) -> dict[int, list[int]]:
+        """For each root, the changes that follow from it (directly or not)."""
+        out: dict[int, list[int]] = defaultdict(list)
+        for index in self.parent:
+            out[self.cause_of(index)].append(index)
+        return out
+
+    def _link(self, child: int, parent: int) -> None:
+        if child != parent and self.cause_of(parent) != child and child not in self.parent:
+            self.parent[child] = parent
+
+    # -- the rules -----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self._same_instruction()
+        self._dataflow()
+        self._computations()
+        self._parameter_list()
+        self._constants_into_parameters()
+        self._dimensions()
+
+    def _dataflow(self) -> None:
+        """Both runs are walked alike: each carries the causes of the changes it
+        holds (every change with a side in it) down its own dataflow, and a
+        change takes the best cause either run brings it."""
+        at_b: dict[tuple[str, str], list[int]] = defaultdict(list)
+        at_a: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for index, change in enumerate(self.changes):
+            if change.b is not None:
+                at_b[(change.computation, change.b)].append(index)
+            if change.a is not None:
+                at_a[(change.computation_a or change.computation, change.a)].append(index)
+        carried_b = self._carry(self.b, at_b)
+        carried_a = self._carry(self.a, at_a)
+        for index, change in enumerate(self.changes):
+            candidates = [c for c in (carried_b.get(index), carried_a.get(index))
+                          if c is not None and c != index
+                          and self._follows(change, self.changes[c])]
+            if candidates:
+                self._link(index, min(candidates, key=lambda c: _rank(self.changes[c])))
+
+    def _same_instruction(self) -> None:
+        """An instruction that reads a different number of values, or became
+        another opcode, has a new shape because of it."""
+        by_place: dict[tuple[str, str | None, str | None], list[int]] = defaultdict(list)
+        for index, change in enumerate(self.changes):
+            if change.a is not None or change.b is not None:
+                by_place[(change.computation, change.a, change.b)].append(index)
+        for indices in by_place.values():
+            heads = [i for i in indices if self.changes[i].kind in ("operands", "opcode")]
+            if not heads:
+                continue
+            for index in indices:
+                if self.changes[index].kind in ("shape", "dtype", "layout"):
+                    self._link(index, heads[0])
+
+    def _follows(self, change: Change, cause: Change) -> bool:
+        if change.kind in _FOLLOWING:
+            return True
+        if change.kind in ("op_added", "op_removed"):
+            return cause.kind in _RESHAPING
+        return False
+
+    def _carry(self, module: Module, at: dict[tuple[str, str], list[int]]) -> dict:
+        """For each change index of ``at``, the cause its instruction's operands
+        carry to it in ``module``."""
+        reached: dict = {}
+        changed_computations = {computation for computation, _ in at}
+        if not changed_computations:
+            return reached
+        by_parameter: dict[tuple[str, int], int] = {}  # (callee, parameter number) -> cause
+        for computation in _callers_first(module):
+            if computation.unchanged:
+                continue
+            carried: dict[str, int] = {}
+            for instruction in computation.instructions:
+                if instruction.unchanged:
+                    continue
+                upstream = [carried[o] for o in instruction.operands if o in carried]
+                if instruction.opcode == "parameter":
+                    inherited = by_parameter.get((computation.name, instruction.parameter_number))
+                    if inherited is not None:
+                        upstream.append(inherited)
+                cause = min(upstream, key=lambda c: _rank(self.changes[c]), default=None)
+                here = at.get((computation.name, instruction.name), ())
+                for index in here:
+                    if cause is not None:
+                        reached[index] = cause
+                own = min((i for i in here if self.changes[i].kind != "metadata"
+                           and not _renumbered_only(self.changes[i])),
+                          key=lambda i: _rank(self.changes[i]), default=None)
+                passed = cause if cause is not None else own
+                if own is not None and cause is not None and \
+                        not self._follows(self.changes[own], self.changes[cause]):
+                    passed = own
+                if passed is not None:
+                    carried[instruction.name] = passed
+                    for callee in instruction.called_computations:
+                        for number, operand in enumerate(instruction.operands):
+                            source = carried.get(operand)
+                            if source is not None:
+                                by_parameter.setdefault((callee, number), source)
+        return reached
+
+    def _computations(self) -> None:
+        """A computation of one run only follows from the instruction that calls it."""
+        calls: dict[str, int] = {}
+        for index, change in enumerate(self.changes):
+            if change.kind == "called_computation" and ": " in change.detail:
+                old, new = change.detail.split(": ", 1)[1].split(" -> ")
+                calls.setdefault(old, index)
+                calls.setdefault(new, index)
+        callers_a = _callers(self.a)
+        callers_b = _callers(self.b)
+        at = {(c.computation, c.b): i for i, c in enumerate(self.changes) if c.b is not None}
+        at.update({(c.computation_a or c.computation, c.a): i for i, c in enumerate(self.changes)
+                   if c.a is not None and c.b is None})
+        for index, change in enumerate(self.changes):
+            if change.kind not in ("computation_added", "computation_removed"):
+                continue
+            name = change.computation
+            parent = calls.get(name)
+            if parent is None:
+                caller = (callers_b if change.kind == "computation_added" else callers_a).get(name)
+                parent = at.get(caller) if caller else None
+            if parent is not None:
+                self._link(index, parent)
+
+    def _parameter_list(self) -> None:
+        """Renumbered parameters and the count follow from a parameter added or
+        removed, or a constant that became one; the header restates them."""
+        movers = [i for i, c in enumerate(self.changes)
+                  if c.kind in _PARAMETER_KINDS
+                  or c.kind in ("op_added", "op_removed") and c.opcode == "parameter"
+                  and c.computation in (self.b.entry.name, self.a.entry.name)]
+        shapers = [i for i, c in enumerate(self.changes)
+                   if c.kind in ("parameter", "dtype", "shape") and _moved_dims(c)]
+        for index, change in enumerate(self.changes):
+            if change.kind == "parameter" and movers and (
+                    change.a is None or _renumbered_only(change)):
+                self._link(index, min(movers, key=lambda i: _rank(self.changes[i])))
+            elif change.detail in _RESTATED_HEADERS:
+                cause = movers + shapers + [i for i, c in enumerate(self.changes)
+                                            if c.kind in ("parameter", "dtype")]
+                if cause:
+                    self._link(index, min(cause, key=lambda i: _rank(self.changes[i])))
+
+    def _constants_into_parameters(self) -> None:
+        """The other copies of a constant that became a parameter, and the
+        plumbing that carries the parameter, follow from it."""
+        moved = [i for i, c in enumerate(self.changes) if c.kind in _PARAMETER_KINDS]
+        if not moved:
+            return
+        for index, change in enumerate(self.changes):
+            if change.kind not in ("op_added", "op_removed") or index in self.parent:
+                continue
+            for cause in moved:
+                c = self.changes[cause]
+                into = c.kind == "constant_to_parameter"
+                gone, came = ("op_removed", "op_added") if into else ("op_added", "op_removed")
+                if change.kind == gone and change.opcode == "constant" \
+                        and (change.old or change.new or "").startswith("constant"):
+                    self._link(index, cause)
+                elif change.kind == came and change.opcode == "parameter":
+                    self._link(index, cause)
+                elif change.opcode in _PLUMBING and (change.computation == c.computation or
+                                                     change.computation_a == c.computation_a):
+                    self._link(index, cause)
+                else:
+                    continue
+                break
+
+    def _dimensions(self) -> None:
+        """Shapes and constants that scale with a dimension that moved."""
+        dims = []
+        for index in self.roots():
+            change = self.changes[index]
+            if change.kind == "parameter" and change.old and change.new:
+                for d_old, d_new in _moved_dims(change):
+                    if d_old and d_new:
+                        dims.append((d_old, d_new, index))
+        # An integer constant that sizes something (a loop's trip count) moves a
+        # dimension too, unless it scales with one that moved already (B*8).
+        for index in self.roots():
+            change = self.changes[index]
+            if change.kind == "constant" and _is_positive_int(change.old) \
+                    and _is_positive_int(change.new) and not any(
+                        _scales_with(change.old, change.new, o, n) for o, n, _ in dims):
+                dims.append((int(change.old), int(change.new), index))
+        if not dims:
+            return
+        sources = {i for _, _, i in dims}
+        for index in self.roots():
+            change = self.changes[index]
+            if index in sources:
+                continue
+            parent = None
+            if change.kind == "constant":
+                parent = next((i for d_old, d_new, i in dims
+                               if _scales_with(change.old, change.new, d_old, d_new)), None)
+            elif change.kind in ("shape", "parameter", "attribute") and change.old and change.new:
+                moved = set(_moved_dims(change))
+                parent = next((i for d_old, d_new, i in dims
+                               if moved and all(n * d_old == o * d_new for o, n in moved)), None)
+            if parent is not None:
+                self._link(index, parent)
+
+
+def _callers_first(module: Module) -> Iterator[Computation]:
+    """The computations of ``module``, each after every computation that calls it
+    (the entry first): causes flow from callers into callees."""
+    callees: dict[str, list[str]] = {}
+    for computation in module.computations:
+        if computation.unchanged:
+            callees[computation.name] = []
+            continue
+        callees[computation.name] = list(dict.fromkeys(
+            c for i in computation.instructions if not i.unchanged for c in i.called_computations))
+    callers: dict[str, int] = defaultdict(int)
+    for names in callees.values():
+        for name in names:
+            callers[name] += 1
+    ready = [c.name for c in module.computations if callers[c.name] == 0]
+    done = set()
+    while ready:
+        name = ready.pop()
+        if name in done or name not in module.by_name:
+            continue
+        done.add(name)
+        yield module.by_name[name]
+        for callee in callees.get(name, ()):
+            callers[callee] -= 1
+            if callers[callee] == 0:
+                ready.append(callee)
+    for computation in module.computations:  # cycles (none in valid HLO): still visited
+        if computation.name not in done:
+            yield computation
+
+
+def _callers(module: Module) -> dict[str, tuple[str, str]]:
+    """For each called computation, (computation, instruction) of a caller."""
+    out: dict[str, tuple[str, str]] = {}
+    for computation in module.computations:
+        if computation.unchanged:
+            continue
+        for instruction in computation.instructions:
+            if instruction.unchanged:
+                continue
+            for callee in instruction.called_computations:
+                out.setdefault(callee, (computation.name, instruction.name))
+    return out
+
+
+def _renumbered_only(change: Change) -> bool:
+    """``f32[8] parameter(4)`` -> ``f32[8] parameter(5)``: same shape, new number."""
+    old, new = (change.old or "").rsplit(" ", 1), (change.new or "").rsplit(" ", 1)
+    return len(old) == len(new) == 2 and old[0] == new[0] and old[1] != new[1]
+
+
+def _is_positive_int(text: str | None) -> bool:
+    return bool(text) and text.isdigit() and int(text) > 0
+
+
+def dims(text: str) -> list[int]:
+    """The dimension sizes of the first array shape in ``text``."""
+    inside = text[text.find("[") + 1:text.find("]")] if "[" in text else ""
+    return [int(d) for d in inside.replace("<=", "").split(",") if d.strip().isdigit()]
+
+
+_ARRAY_DIMS = re.compile(r"[a-z][a-z0-9]*\[([^\]]*)\]")
+
+
+def _all_dims(text: str) -> list[list[int]]:
+    """The dimension sizes of every array shape in ``text`` (a tuple has several)."""
+    return [[int(d) for d in inside.replace("<=", "").split(",") if d.strip().isdigit()]
+            for inside in _ARRAY_DIMS.findall(text)]
+
+
+def _moved_dims(change: Change) -> tuple[tuple[int, int], ...]:
+    """The (old, new) sizes of the dimensions a shape-like change moved."""
+    old, new = _all_dims(change.old or ""), _all_dims(change.new or "")
+    if len(old) != len(new) or any(len(o) != len(n) for o, n in zip(old, new)):
+        return ()
+    return tuple(sorted({(a, b) for o, n in zip(old, new) for a, b in zip(o, n) if a != b}))
+
+
+moved_dims = _moved_dims
+
+
+def _scales_with(old: str | None, new: str | None, d_old: int, d_new: int) -> bool:
+    """Every element that differs between the literals ``old`` and ``new`` scales
+    with the dimension (see _scale), and at least one does."""
+    elements_old = (old or "").replace("{", " ").replace("}", " ").split(",")
+    elements_new = (new or "").replace("{", " ").replace("}", " ").split(",")
+    if len(elements_old) != len(elements_new):
+        return False
+    moved = [(a, b) for a, b in zip(elements_old, elements_new) if a.strip() != b.strip()]
+    return bool(moved) and all(_scale(a, b, d_old, d_new) for a, b in moved)
+
+
+def _scale(old: str | None, new: str | None, d_old: int, d_new: int) -> bool:
+    """old/new are k*B or 1/(k*B) for the same whole k, before and after B moved.
+
+    A whole multiple is what a mean over the batch or a reshape size looks
+    like; a learning rate that doubled along with the batch (0.01 -> 0.02
+    while 16 -> 32) is proportional too, but 0.01 is not 16 times a whole
+    number, nor one over it.
+    """
+    try:
+        a = float(element_value(old.strip(" {}")))
+        b = float(element_value(new.strip(" {}")))
+    except (ValueError, AttributeError, TypeError):
+        return False
+    if not (math.isfinite(a) and math.isfinite(b)) or a <= 0 or b <= 0:
+        return False
+    for k_old, k_new in ((a / d_old, b / d_new), (1 / (a * d_old), 1 / (b * d_new))):
+        k = round(k_old)
+        if k >= 1 and math.isclose(k_old, k, rel_tol=1e-5) and math.isclose(k_new, k, rel_tol=1e-5):
+            return True
+    return False
+
+
+_ELEMENT_TYPE = re.compile(r"([a-z][a-z0-9]*)\[")
+
+
+def element_types(shape_text: str | None) -> str:
+    """``f32[16,8]{1,0}`` -> ``f32``; ``(f32[], s32[2])`` -> ``f32,s32``."""
+    return ",".join(_ELEMENT_TYPE.findall(shape_text or ""))

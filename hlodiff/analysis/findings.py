@@ -1,0 +1,553 @@
+"""From root changes to findings: one finding per thing the user did.
+
+The cause graph (hlodiff/analysis/causes.py) leaves the changes nothing else
+explains. Several of those are still one edit of the user's code:
+
+* the same change in N places (a learning rate in every fused update) is
+  one finding with a count;
+* instructions added or removed together are one structural finding: they
+  are grouped by dataflow (one reads another) and by name scope or source
+  line; an op and the parameters it brings are one, the op named first; a
+  group removed where another is added in the same scope is "replaced";
+* entry parameters whose shapes moved by the same dimensions are one
+  finding (``batch 32 -> 48 in x f32[32,32] and y f32[32,8]``);
+* entry parameters that only changed places are one "parameter_order"
+  finding, naming the one that moved and what uses it;
+* op_names renamed the same way are one metadata finding.
+
+Each finding carries the changes that follow from its own as ``derived``
+findings, grouped by kind.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+
+from ..model import Module, Origin
+from .causes import PRIORITY, element_types, moved_dims
+from .diff import Change
+from .hashes import HASHES, affects
+
+
+@dataclass(frozen=True)
+class Where:
+    """One place a finding was seen: the instruction on each side, and its own
+    old and new (a collapsed finding shows the first place's), with the
+    lines in each file."""
+
+    computation: str
+    a: str | None
+    b: str | None
+    old: str | None = None
+    new: str | None = None
+    line_a: int | None = None
+    line_b: int | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One explained difference, possibly seen in several places and stages.
+
+    ``summary`` says it in the user's words (``batch 32 -> 48 in x, y``);
+    ``derived`` are the changes that follow from it, by kind; ``optimized``
+    counts the instructions XLA then optimized differently because of it;
+    ``advice`` is what a practitioner would do about it.
+    """
+
+    kind: str
+    stage: str  # before_optimizations, after_optimizations or both
+    old: str | None
+    new: str | None
+    count: int
+    affects: tuple[str, ...]
+    origins: tuple[Origin, ...]
+    where: tuple[Where, ...]
+    detail: str = ""
+    derived: tuple[Finding, ...] = ()
+    summary: str = ""
+    advice: str = ""
+    program: str = ""
+    optimized: int = 0
+    opcodes: tuple[str, ...] = ()
+
+    @property
+    def origin(self) -> Origin:
+        """The most informative origin: one with a source line, else one with an op_name."""
+        for origin in self.origins:
+            if origin.location:
+                return origin
+        for origin in self.origins:
+            if origin.op_name:
+                return origin
+        return self.origins[0] if self.origins else Origin()
+
+    @property
+    def moves_a_hash(self) -> bool:
+        return bool(self.affects)
+
+
+def where(change: Change) -> Where:
+    return Where(change.computation, change.a, change.b, change.old, change.new,
+                 change.line_a, change.line_b)
+
+
+def _hashes(changes: list[Change]) -> tuple[str, ...]:
+    moved = {h for c in changes for h in affects(c)}
+    return tuple(h.name for h in HASHES if h.name in moved)
+
+
+def _origins(changes: list[Change], limit: int = 50, ranked: bool = False
+             ) -> tuple[Origin, ...]:
+    """The distinct origins, those with a source line first, then those with an
+    op_name; in the order of ``changes`` when they come ``ranked`` (the ops that
+    do the work of a structural finding first), else by their text, so that
+    the order does not depend on how the dumps were read."""
+    distinct = list(dict.fromkeys(c.origin for c in changes if c.origin))
+    distinct.sort(key=lambda o: (o.location is None, o.op_name is None) if ranked else
+                  (o.location is None, o.op_name is None, o.op_name or "", o.location or "",
+                   o.op_type or ""))
+    return tuple(distinct[:limit])
+
+
+def _symmetric_key(change: Change) -> tuple:
+    """Orders changes the same way whichever run is called a."""
+    return (sorted([change.old or "", change.new or ""]),
+            sorted([change.computation or "", change.computation_a or ""]),
+            sorted([change.line_a or 0, change.line_b or 0]))
+
+
+def finding(kind: str, stage: str, changes: list[Change], *, old=None, new=None,
+            detail: str = "", summary: str = "", derived: list[Change] = (),
+            count: int | None = None, ranked: bool = False) -> Finding:
+    """A finding made of ``changes`` (an example's values unless given)."""
+    first = min(changes, key=_symmetric_key)
+    return Finding(kind, stage, first.old if old is None else old,
+                   first.new if new is None else new, len(changes) if count is None else count,
+                   _hashes(changes + list(derived)), _origins(changes, ranked=ranked),
+                   tuple(where(c) for c in changes), detail or first.detail,
+                   derived_findings(list(derived), stage), summary,
+                   opcodes=tuple(dict.fromkeys(c.opcode for c in changes if c.opcode)))
+
+
+def derived_findings(changes: list[Change], stage: str) -> tuple[Finding, ...]:
+    """Changes that follow from a finding, one derived finding per kind."""
+    groups: dict[str, list[Change]] = defaultdict(list)
+    for change in changes:
+        groups[change.kind].append(change)
+    out = []
+    for kind in sorted(groups, key=lambda k: (PRIORITY.get(k, 99), k)):
+        group = groups[kind]
+        example = min(group, key=_symmetric_key)  # the same example whichever run is a
+        out.append(Finding(kind, stage, example.old, example.new, len(group), _hashes(group),
+                           _origins(group, 20), tuple(where(c) for c in group),
+                           f"{len(group)} {kind} change{'s' if len(group) != 1 else ''} "
+                           "follow from it"))
+    return tuple(out)
+
+
+# --- grouping ---------------------------------------------------------------------------------
+
+def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
+          a: Module, b: Module) -> list[Finding]:
+    """The findings of one stage: ``roots`` grouped, each with what follows from it
+    (``following`` is keyed by ``id()`` of a root change)."""
+    findings: list[Finding] = []
+    structural = [c for c in roots if c.kind in _STRUCTURAL]
+    parameters = [c for c in roots if c.kind == "parameter" and c.a is not None and c.b is not None]
+    rest = [c for c in roots if c not in structural and not any(c is p for p in parameters)]
+    findings += _structural(structural, following, stage, a, b)
+    findings += _parameters(parameters, following, stage, b)
+    groups: dict[tuple, list[Change]] = defaultdict(list)
+    for change in rest:
+        groups[_group_key(change)].append(change)
+    metadata_noise: list[Change] = []
+    # Where the program changed, metadata that differs in one place, or only in
+    # source lines, comes with the change; a scope renamed everywhere does not.
+    compiled = any(c.kind != "metadata" for c in roots)
+    for key, changes in groups.items():
+        derived = [d for c in changes for d in following.get(id(c), ())]
+        first = changes[0]
+        old, new = first.old, first.new
+        if first.kind == "metadata":
+            old, new = renamed_part(old or "", new or "")
+            if _incidental(old, new) or compiled and (
+                    len(changes) == 1 or "op_name" not in first.detail):
+                metadata_noise += changes + derived
+                continue
+        findings.append(finding(first.kind, stage, changes, old=old, new=new, derived=derived,
+                                summary=_summary(first, len(changes))))
+    return _one_per_line(_with_incidental_metadata(findings, metadata_noise, stage))
+
+
+def _one_per_line(findings: list[Finding]) -> list[Finding]:
+    """Changes of the program that one line of the user's code made are one
+    finding: a seed written once shows in two constants of the program; the
+    others are counted under the first (the most direct kind of change)."""
+    by_line: dict[str, list[int]] = defaultdict(list)
+    for i, f in enumerate(findings):
+        if f.kind not in ("metadata", "program_name") and f.origin.location:
+            by_line[f.origin.location].append(i)
+    folded: set[int] = set()
+    out = list(findings)
+    for indices in by_line.values():
+        if len(indices) < 2:
+            continue
+        indices.sort(key=lambda i: (PRIORITY.get(findings[i].kind, 99), _finding_key(findings[i])))
+        host, *rest = indices
+        extra = tuple(replace(findings[i], detail=findings[i].summary or findings[i].detail)
+                      for i in rest)
+        out[host] = replace(findings[host], derived=findings[host].derived + extra,
+                            affects=tuple(h.name for h in HASHES if h.name in findings[host].affects
+                                          or any(h.name in findings[i].affects for i in rest)))
+        folded.update(rest)
+    return [f for i, f in enumerate(out) if i not in folded]
+
+
+def _finding_key(finding: Finding) -> tuple:
+    return (sorted([finding.old or "", finding.new or ""]), -finding.count)
+
+
+def _incidental(old: str, new: str) -> bool:
+    """Metadata that differs the way a change elsewhere makes it differ: an
+    op_name counter that shifted (``aten__add.12`` -> ``.14``), or metadata
+    present on one side only. A rename the user made is not incidental."""
+    return not old or not new or (old.isdigit() and new.isdigit())
+
+
+def _with_incidental_metadata(findings: list[Finding], noise: list[Change],
+                              stage: str) -> list[Finding]:
+    """Incidental metadata goes under the first finding that changes the
+    program; with none, it is one metadata finding of its own."""
+    if not noise:
+        return findings
+    home = next((i for i, f in enumerate(findings) if f.kind != "metadata"), None)
+    if home is None:
+        return findings + [finding("metadata", stage, noise, old="", new="",
+                                   summary=f"op_name numbering or presence differs at "
+                                           f"{len(noise)} places")]
+    host = findings[home]
+    findings[home] = replace(host, derived=host.derived + derived_findings(noise, stage))
+    return findings
+
+
+_STRUCTURAL = frozenset({"op_added", "op_removed", "computation_added", "computation_removed"})
+
+
+def _group_key(change: Change) -> tuple:
+    if change.kind == "metadata":
+        return (change.kind,) + renamed_part(change.old or "", change.new or "")
+    if change.kind == "dtype":  # one switch of element type, whatever the shapes
+        return (change.kind, element_types(change.old), element_types(change.new))
+    if change.kind == "attribute":
+        return (change.kind, change.old, change.new, change.detail)
+    return (change.kind, change.old, change.new)
+
+
+def _summary(change: Change, count: int) -> str:
+    """The headline of a plain finding: old -> new, or the changed elements of a
+    big literal, or the values module.mlir showed for one XLA printed as {...}."""
+    if change.kind == "elided_constant" and change.detail:
+        where = f" of {change.element_type}" if change.element_type else ""
+        return f"constant printed as {{...}}{where}: {change.detail}"
+    if change.kind == "constant" and change.detail and len(change.old or "") > 40:
+        return f"constant {change.detail}"
+    return ""
+
+
+_WORD_EDGES = "/()[]{}., :"
+
+
+def renamed_part(old: str, new: str) -> tuple[str, str]:
+    """The whole words that differ: .../jvp(mlp)/dot -> .../jvp(feedforward)/dot
+    gives (mlp, feedforward), so one rename seen in many op_names is one finding."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    while start > 0 and old[start - 1] not in _WORD_EDGES:
+        start -= 1
+    while end > 0 and old[len(old) - end] not in _WORD_EDGES:
+        end -= 1
+    return old[start:len(old) - end], new[start:len(new) - end]
+
+
+# --- structure: added, removed, replaced ---------------------------------------------------
+
+def _structural(changes: list[Change], following: dict[int, list[Change]], stage: str,
+                a: Module, b: Module) -> list[Finding]:
+    """Added and removed instructions, grouped by dataflow and by scope."""
+    if not changes:
+        return []
+    parent = list(range(len(changes)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(i: int, j: int) -> None:
+        parent[find(i)] = find(j)
+
+    by_place: dict[tuple[str, str, str], int] = {}
+    for i, change in enumerate(changes):
+        side, name = ("b", change.b) if change.b is not None else ("a", change.a)
+        by_place[(side, change.computation if side == "b" else change.computation_a or
+                  change.computation, name or change.computation)] = i
+    # dataflow: an added instruction reading another added one
+    for i, change in enumerate(changes):
+        side, module, name = ("b", b, change.b) if change.b is not None else ("a", a, change.a)
+        computation = change.computation if side == "b" else change.computation_a
+        holder = module.by_name.get(computation or "")
+        instruction = holder.by_name.get(name) if holder is not None and name else None
+        if instruction is None:
+            continue
+        for operand in instruction.operands:
+            j = by_place.get((side, computation, operand))
+            if j is not None:
+                join(i, j)
+    # scope: the same name scope, or the same source line
+    by_scope: dict[tuple, int] = {}
+    for i, change in enumerate(changes):
+        for key in _scope_keys(change):
+            if key in by_scope:
+                join(i, by_scope[key])
+            else:
+                by_scope[key] = i
+    components: dict[int, list[Change]] = defaultdict(list)
+    for i, change in enumerate(changes):
+        components[find(i)].append(change)
+    groups = _merge_plumbing(list(components.values()))
+    return [_structural_finding(members, following, stage)
+            for members in sorted(groups, key=lambda m: _component_key(m))]
+
+
+def _merge_plumbing(groups: list[list[Change]]) -> list[list[Change]]:
+    """A group that only carries values (constants, broadcasts, reshapes) was
+    added for the ops of a bigger group in the same computation: one finding."""
+    working = [g for g in groups if not all(c.opcode in _QUIET_OPCODES for c in g)]
+    if not working:
+        return groups
+    out = [list(g) for g in working]
+    for group_ in groups:
+        if any(group_ is g for g in working):
+            continue
+        home = max((g for g in out if g[0].computation == group_[0].computation),
+                   key=lambda g: (len(g), _component_key(g)), default=None)
+        if home is None:
+            out.append(group_)
+        else:
+            home.extend(group_)
+    return out
+
+
+def _scope_keys(change: Change) -> list[tuple]:
+    keys = []
+    origin = change.origin
+    if origin.name_scope:
+        keys.append(("scope", origin.name_scope))
+    if origin.location:
+        keys.append(("line", origin.location))
+    return keys
+
+
+def _component_key(members: list[Change]) -> tuple:
+    return min(_rank_key(c) for c in members)
+
+
+def _rank_key(change: Change) -> tuple:
+    return (PRIORITY.get(change.kind, 99), change.origin.location is None,
+            sorted([change.old or "", change.new or ""]))
+
+
+# Elementwise arithmetic is everywhere; the rest (batch-norm-training, dot,
+# reduce, cosine) says better what a group of added ops is.
+_ARITHMETIC = frozenset({"add", "subtract", "multiply", "divide", "maximum", "minimum", "select",
+                         "compare", "negate", "and", "or", "not", "abs", "clamp"})
+_QUIET_OPCODES = frozenset({"parameter", "constant", "broadcast", "reshape", "bitcast", "copy",
+                            "get-tuple-element", "tuple", "convert", "transpose"})
+
+
+def _structural_finding(members: list[Change], following: dict[int, list[Change]],
+                        stage: str) -> Finding:
+    added = [c for c in members if c.kind in ("op_added", "computation_added")]
+    removed = [c for c in members if c.kind in ("op_removed", "computation_removed")]
+    derived = [d for c in members for d in following.get(id(c), ())]
+    # the ops that do the work first, then what carries values to them
+    ordered = sorted(members, key=lambda c: (c.opcode in _QUIET_OPCODES,
+                                             c.kind.startswith("computation"),
+                                             c.opcode in _ARITHMETIC,
+                                             c.origin.location is None))
+    scope = _common_scope(ordered)
+    lines = _lines(ordered)
+    where_text = (f" in {scope}" if scope else "") + (f", {lines}" if lines else "")
+    brought = [c for c in added if c.opcode == "parameter"]
+    if brought and len(brought) < len(added):  # an op and the parameters it brings
+        shapes = ", ".join(dict.fromkeys((c.new or "").split(" parameter")[0].split(" ")[-1]
+                                         for c in brought))
+        where_text += f"; with {len(brought)} new parameter{'s' if len(brought) != 1 else ''} " \
+                      f"({shapes})"
+    if added and removed:
+        summary = (f"replaced: {_ops_text(removed)} by {_ops_text(added)}{where_text}")
+        kind, old, new = "replaced", _ops_text(removed), _ops_text(added)
+    elif added:
+        summary = f"added: {_ops_text(added)}{where_text}"
+        kind, old, new = ("op_added", None, _ops_text(added))
+    else:
+        summary = f"removed: {_ops_text(removed)}{where_text}"
+        kind, old, new = ("op_removed", _ops_text(removed), None)
+    if all(c.kind.startswith("computation") for c in members):
+        kind = members[0].kind
+    return finding(kind, stage, ordered, old=old or "", new=new or "", derived=derived,
+                   summary=summary, count=len(members), ranked=True)
+
+
+def _ops_text(changes: list[Change]) -> str:
+    """``24 ops (reduce, subtract, rsqrt, multiply, ...)`` or ``tanh f32[16,8]`` for one."""
+    instructions = [c for c in changes if not c.kind.startswith("computation")]
+    if len(instructions) == 1:
+        return instructions[0].new or instructions[0].old or ""
+    opcodes = list(dict.fromkeys(c.opcode for c in
+                                 sorted(instructions, key=lambda c: (c.opcode in _QUIET_OPCODES,
+                                                                     c.opcode in _ARITHMETIC))
+                                 if c.opcode))
+    shown = ", ".join(opcodes[:5]) + (", ..." if len(opcodes) > 5 else "")
+    computations = len(changes) - len(instructions)
+    extra = f" and {computations} computation{'s' if computations != 1 else ''}" \
+        if computations else ""
+    if not instructions:
+        return f"{computations} computation{'s' if computations != 1 else ''}"
+    return f"{len(instructions)} ops ({shown}){extra}"
+
+
+def _common_scope(changes: list[Change]) -> str:
+    """The longest op_name scope the changes share (``extra_layernorm``)."""
+    scopes = [c.origin.op_name for c in changes if c.origin.op_name]
+    if not scopes:
+        return ""
+    parts = [s.split("/") for s in scopes]
+    common = []
+    for pieces in zip(*parts):
+        if len(set(pieces)) != 1:
+            break
+        common.append(pieces[0])
+    if len(scopes) == 1 and len(parts[0]) > 1:
+        common = parts[0][:-1]
+    return "/".join(p for p in common if p)
+
+
+def _lines(changes: list[Change]) -> str:
+    """``lines 252-253`` of the user's file, or ``train.py:252``."""
+    located = [(c.origin.source_file, c.origin.source_line) for c in changes
+               if c.origin.source_file and c.origin.source_line]
+    if not located:
+        return ""
+    files = {f for f, _ in located}
+    numbers = sorted({n for _, n in located})
+    if len(files) > 1:
+        return ", ".join(sorted(f"{f}:{n}" for f, n in set(located))[:3])
+    file = next(iter(files))
+    if len(numbers) == 1:
+        return f"{file}:{numbers[0]}"
+    return f"{file}:{numbers[0]}-{numbers[-1]}"
+
+
+# --- the entry parameters ----------------------------------------------------------------------
+
+def _parameters(changes: list[Change], following: dict[int, list[Change]], stage: str,
+                b: Module) -> list[Finding]:
+    """Entry parameters changed in place: one finding per set of moved dimensions,
+    one for a change of order, one per other kind of change."""
+    if not changes:
+        return []
+    out = []
+    by_dims: dict[tuple, list[Change]] = defaultdict(list)
+    reordered = []
+    for change in changes:
+        moved = moved_dims(change)
+        if moved:
+            by_dims[moved].append(change)
+        elif _number_only(change):
+            reordered.append(change)
+        else:
+            by_dims[(change.old, change.new)].append(change)
+    for moved, group_ in by_dims.items():
+        derived = [d for c in group_ for d in following.get(id(c), ())]
+        summary = ""
+        if group_ and moved_dims(group_[0]):
+            names = " and ".join(_parameter_label(c, old=True) for c in group_[:4])
+            more = f" and {len(group_) - 4} more" if len(group_) > 4 else ""
+            dims_text = ", ".join(f"{o} -> {n}" for o, n in moved)
+            leading = all(_leading_moves(c) for c in group_)
+            summary = f"{'batch' if leading else 'dimension'} {dims_text} in {names}{more}"
+        out.append(finding("parameter", stage, group_, derived=derived, summary=summary))
+    if reordered:
+        out.append(_order_finding(reordered, following, stage, b))
+    return out
+
+
+def _number_only(change: Change) -> bool:
+    old, new = (change.old or "").rsplit(" ", 1), (change.new or "").rsplit(" ", 1)
+    return len(old) == len(new) == 2 and old[0] == new[0] and old[1] != new[1]
+
+
+def _number(text: str | None) -> int | None:
+    if not text or "parameter(" not in text:
+        return None
+    try:
+        return int(text.rsplit("parameter(", 1)[1].rstrip(")"))
+    except ValueError:
+        return None
+
+
+def _leading_moves(change: Change) -> bool:
+    """Does the change move the first dimension only (what a batch size does)?"""
+    from .causes import dims
+    old, new = dims(change.old or ""), dims(change.new or "")
+    return bool(old) and len(old) == len(new) and old[0] != new[0] and old[1:] == new[1:]
+
+
+def _parameter_label(change: Change, old: bool = False) -> str:
+    name = change.origin.op_name
+    shape = ((change.old if old else change.new) or "").split(" parameter(")[0]
+    if "]{" in shape:
+        shape = shape[:shape.index("]{") + 1]
+    if name and name not in ("XLA_Args", "xla__device_data"):
+        return f"{name} {shape}"
+    number = _number(change.new)
+    return f"argument {number} {shape}" if number is not None else shape
+
+
+def _order_finding(changes: list[Change], following: dict[int, list[Change]], stage: str,
+                   b: Module) -> Finding:
+    """Parameters that changed places: name the one that moved furthest; the
+    others shifted to make room."""
+    moves = sorted(((abs(_number(c.new) - _number(c.old)), c) for c in changes
+                    if _number(c.old) is not None and _number(c.new) is not None),
+                   key=lambda m: (-m[0], _number(m[1].old)))
+    mover = moves[0][1] if moves else changes[0]
+    users = _users_text(mover, b)
+    shifted = len(changes) - 1
+    summary = (f"parameter order: {_parameter_label(mover).rsplit(' ', 1)[-1] if False else (mover.new or '').split(' parameter(')[0]}"
+               f"{users} moved from position {_number(mover.old)} to {_number(mover.new)}"
+               + (f" (the {shifted} other{'s' if shifted != 1 else ''} shifted)" if shifted else ""))
+    derived = [d for c in changes for d in following.get(id(c), ())] + \
+        [c for c in changes if c is not mover]
+    return finding("parameter_order", stage, [mover], old=f"position {_number(mover.old)}",
+                   new=f"position {_number(mover.new)}", derived=derived, summary=summary)
+
+
+def _users_text(change: Change, b: Module) -> str:
+    computation = b.by_name.get(change.computation)
+    if computation is None or change.b is None:
+        return ""
+    for instruction in computation.instructions:
+        if change.b in instruction.operands:
+            op_name = instruction.metadata.get("op_name") if not instruction.unchanged else None
+            if op_name:
+                return f" used by {op_name}"
+    return ""

@@ -1,0 +1,175 @@
+"""What a dump says about the environment a program was compiled in.
+
+Some differences lie outside the program text, and every cache key includes
+them: the framework and XLA version, the XLA flags, the platform, the
+device count. A dump does not print its versions, but each generation of
+JAX and XLA writes its dumps differently, and those traits tell two
+generations apart:
+
+* the sidecars written beside the HLO (``.debug_options`` and the module
+  folder with ``module.mlir`` come with JAX 0.5 and later);
+* how source locations are recorded (stack-frame tables and
+  ``stack_frame_id`` in newer XLA, inline ``source_file``/``source_line`` in
+  older);
+* whether names carry the ``%`` sigil, and JAX's ``jit(main)`` scope in
+  op_names (0.4.x).
+
+The flags come from ``.debug_options`` (one ``name: value`` per line, only
+those not at their default); the platform from the after-optimizations file
+name (``cpu_``, ``sm_8.0_gpu_``); the device count from the module header
+(``replica_count``, ``num_partitions``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .catalogue import DumpModule
+from .naming import AFTER, BEFORE
+
+# Options that change neither the program nor JAX's cache key: JAX clears
+# them before hashing the compile options (jax/_src/cache_key.py,
+# _hash_serialized_compile_options, JAX 0.10.2). Other dump options are not
+# cleared: --xla_dump_include_timestamp and --xla_dump_large_constants move
+# JAX's key (seen in corpus/gen/HASHES.md), so they are differences too.
+IGNORED_FLAGS = frozenset({
+    "xla_force_host_platform_device_count", "xla_dump_to", "xla_dump_hlo_module_re",
+    "xla_dump_hlo_pass_re", "xla_dump_hlo_as_text", "xla_dump_hlo_as_proto",
+    "xla_dump_hlo_as_dot", "xla_dump_hlo_as_url", "xla_dump_hlo_as_html",
+    "xla_dump_fusion_visualization", "xla_dump_hlo_snapshots", "xla_dump_max_hlo_modules",
+    "xla_dump_module_metadata", "xla_dump_compress_protos", "xla_dump_hlo_as_long_text",
+    "xla_dump_disable_metadata", "xla_dump_hlo_pipeline_re",
+    "xla_gpu_experimental_autotune_cache_mode", "xla_gpu_cuda_data_dir",
+})
+# Options JAX derives from the persistent cache directory: a different cache
+# path gives a different JAX cache key for the same program.
+CACHE_DERIVED = frozenset({"xla_gpu_per_fusion_autotune_cache_dir"})
+_HEADER_DEVICES = re.compile(r"\b(replica_count|num_partitions)=(\d+)")
+_READ_LIMIT = 200_000  # the traits sit in a module's first lines
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The traits of one module's dump that depend on where it was compiled."""
+
+    generation: tuple[tuple[str, str], ...]  # (trait, value) that mark a JAX/XLA generation
+    platform: str | None
+    devices: tuple[tuple[str, int], ...]
+    flags: dict[str, str] = field(default_factory=dict)
+    has_flags: bool = False
+
+
+def environment(module: DumpModule) -> Environment:
+    """Read the environment traits of ``module`` from its files (text heads only)."""
+    head = _head(module)
+    traits = []
+    has_sidecar = any(f.kind == "debug_options" for f in module.files)
+    has_folder = any(f.kind == "module.mlir" or f.kind == "compile_options.textproto"
+                     for f in module.files)
+    traits.append(("debug_options sidecar", "yes" if has_sidecar else "no"))
+    if has_folder:
+        traits.append(("module folder", "yes"))
+    if head:
+        traits.append(("source locations", "stack-frame tables" if "\nFileNames\n" in head
+                       or head.startswith("FileNames") or "stack_frame_id=" in head
+                       else "inline source_file" if "source_file=" in head else "none"))
+        traits.append(("names", "%-prefixed" if re.search(r"\n\s*(ROOT )?%[\w.\-]+ = ", head)
+                       else "bare"))
+        if "/jit(main)/" in head:
+            traits.append(("op_name scope", "jit(main)"))
+    after = module.stage_file(AFTER)
+    platform = after.stage.platform if after is not None and after.stage is not None else None
+    devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(head[:4000])))
+    flags = _flags(module)
+    return Environment(tuple(traits), platform, devices, flags or {}, flags is not None)
+
+
+def _head(module: DumpModule) -> str:
+    file = module.stage_file(BEFORE) or module.primary
+    if file is None:
+        return ""
+    try:
+        with open(module.root / file.relative, encoding="utf-8", errors="replace") as f:
+            return f.read(_READ_LIMIT)
+    except OSError:
+        return ""
+
+
+def _flags(module: DumpModule) -> dict[str, str] | None:
+    sidecar = next((f for f in module.files if f.kind == "debug_options"), None)
+    if sidecar is None:
+        return None
+    try:
+        text = (module.root / sidecar.relative).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    options = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() not in IGNORED_FLAGS:
+            options[key.strip()] = value.strip()
+    return options
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One environment difference: what, old, new, and a sentence about it."""
+
+    what: str
+    old: str
+    new: str
+    detail: str
+
+
+def differences(a: Environment, b: Environment) -> list[Difference]:
+    """The environment differences between two modules' dumps, most telling first."""
+    out = []
+    if a.generation != b.generation:
+        old = dict(a.generation)
+        new = dict(b.generation)
+        traits = [k for k in dict.fromkeys(list(old) + list(new)) if old.get(k) != new.get(k)]
+        said = "; ".join(f"{k}: {old.get(k, 'none')} -> {new.get(k, 'none')}" for k in traits)
+        out.append(Difference("version", _era(a), _era(b),
+                              "framework or XLA version: the two dumps were written by "
+                              f"different generations of JAX/XLA ({said})"))
+    if a.platform and b.platform and a.platform != b.platform:
+        out.append(Difference("platform", a.platform, b.platform,
+                              f"platform: compiled for {a.platform} vs {b.platform}"))
+    if a.devices != b.devices:
+        old = ", ".join(f"{k}={v}" for k, v in a.devices) or "1 device"
+        new = ", ".join(f"{k}={v}" for k, v in b.devices) or "1 device"
+        out.append(Difference("devices", old, new, f"device count: {old} vs {new}"))
+    if a.has_flags and b.has_flags:
+        for key in sorted(set(a.flags) | set(b.flags)):
+            if key in CACHE_DERIVED or a.flags.get(key) == b.flags.get(key):
+                continue
+            old, new = a.flags.get(key, "(default)"), b.flags.get(key, "(default)")
+            out.append(Difference("flag", f"{key}: {old}" if key in a.flags else old,
+                                  f"{key}: {new}" if key in b.flags else new,
+                                  f"XLA flag {key}: {old} -> {new}"))
+    return out
+
+
+def cache_paths_differ(a: Environment, b: Environment) -> str | None:
+    """A note when the runs' flags show different persistent-cache paths: JAX's
+    cache key then differs for the same program."""
+    for key in CACHE_DERIVED:
+        old, new = a.flags.get(key), b.flags.get(key)
+        if old and new and old != new:
+            return (f"the runs used different persistent-cache paths ({key}: {old} vs {new}): "
+                    "JAX's cache key includes it, so the same program gets a different key; "
+                    "use one jax_compilation_cache_dir for both runs")
+    return None
+
+
+def _era(environment: Environment) -> str:
+    """A person's name for a dump generation."""
+    traits = dict(environment.generation)
+    if traits.get("debug_options sidecar") == "no" and traits.get("source locations") \
+            == "inline source_file":
+        return "older JAX/XLA (0.4-style dump: inline source lines, no .debug_options)"
+    if traits.get("source locations") == "stack-frame tables":
+        return "newer JAX/XLA (stack-frame tables" + \
+            (", .debug_options)" if traits.get("debug_options sidecar") == "yes" else ")")
+    return ", ".join(f"{k}: {v}" for k, v in environment.generation)
