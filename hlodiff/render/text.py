@@ -21,7 +21,6 @@ from typing import Callable, Iterable, Iterator, TextIO
 
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -244,6 +243,10 @@ def progress(total: int, what: str, stream: TextIO | None = None) -> Iterator[Ca
     if not out.is_terminal:
         yield lambda *_: None
         return
+    # Imported here: most runs show no bar, and a diff read from the cache
+    # should not pay for loading it.
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
     bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
                    MofNCompleteColumn(), TimeElapsedColumn(), console=out, transient=True)
     task = bar.add_task(terminal(what), total=total)
