@@ -17,7 +17,7 @@ import pytest
 from conftest import CORPUS
 from hlodiff.analysis.compare import compare
 from hlodiff.render import text as render_text
-from hlodiff.render.report import STAGE_WORDS, markdown
+from hlodiff.render.report import EXTRA_COMPILATION, STAGE_WORDS, markdown
 from test_hostile_output import OWN_ESCAPE, run_in_terminal
 
 # A constant with a source line, TF's long names, many findings, module-level
@@ -64,7 +64,8 @@ def test_the_footer_counts_what_the_table_leaves_out(reports, case, monkeypatch)
     report = reports[case]
     text = shown(report, 120, monkeypatch)
     moving = [f for f in report.findings if f.moves_a_hash]
-    quiet = [f for f in report.findings if not f.moves_a_hash and f.kind != "elided_constant"]
+    quiet = [f for f in report.findings if not f.moves_a_hash and f.kind != "elided_constant"
+             and f.kind not in EXTRA_COMPILATION]
     hidden_moving = max(len(moving) - 15, 0)
     footer = " ".join(line for line in text.splitlines() if line.startswith("... and ") or
                       "--format json lists them all" in line)
@@ -111,7 +112,8 @@ def test_stages_have_the_same_words_in_text_and_markdown(reports, case, monkeypa
     assert {row[2] for row in rows} <= words
     text = shown(report, 120, monkeypatch)
     under_kinds = set(re.findall(r"^ +(before|after|both|unknown)\b", text, re.M))
-    in_table = [f for f in report.findings if f.moves_a_hash] or report.findings
+    findings = [f for f in report.findings if f.kind not in EXTRA_COMPILATION]
+    in_table = [f for f in findings if f.moves_a_hash] or findings
     assert under_kinds == {STAGE_WORDS[f.stage] for f in in_table[:15]}
 
 
@@ -121,6 +123,20 @@ def test_each_note_is_printed_once(reports, monkeypatch):
     doubled = replace(report, notes=report.notes + report.notes)
     text = " ".join(shown(doubled, 120, monkeypatch).split())
     assert all(text.count(f"note: {note}") == 1 for note in report.notes)
+
+
+def test_extra_compilations_have_their_own_section_not_rows_of_the_table(reports, monkeypatch):
+    report = reports["tf_extra_compilations"]
+    text = " ".join(shown(report, 80, monkeypatch).split())
+    assert text.startswith("Same executable: nothing the compiler sees differs; 2 extra "
+                           "compilations in one run.")
+    assert "extra compilations: run b alone compiled 2 modules: module_0000.a_inference_running_" \
+           "mean_16…, module_0001.a_inference_outer_max_35…" in text
+    assert "module_added" not in text and "recompile" not in text
+    comment = markdown(report)
+    assert "| 1 |" not in comment and "Extra compilations: run b alone compiled " \
+        "`module_0000.a_inference_running_mean_16…`, `module_0001.a_inference_outer_max_35…`." \
+        in comment
 
 
 def test_tf_module_names_are_cut_after_function_and_counter(reports, monkeypatch):

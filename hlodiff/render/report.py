@@ -28,6 +28,7 @@ JSON schema, version 1 (``schema_version``)::
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..analysis.explain import Finding, Report, Where
@@ -100,12 +101,29 @@ class Spelling:
 PLAIN = Spelling()
 
 
+# Modules compiled in one run only: reported apart from the compared
+# program's findings, as compilations the other run did not do.
+EXTRA_COMPILATION = frozenset({"module_added", "module_removed"})
+
+
+def extra_compilations(report: Report) -> tuple[list[str], list[str]]:
+    """The labels of the modules compiled only in run a, and only in run b."""
+    extra = [f for f in report.findings if f.kind in EXTRA_COMPILATION]
+    return ([w.a for f in extra if f.kind == "module_removed" for w in f.where[:1] if w.a],
+            [w.b for f in extra if f.kind == "module_added" for w in f.where[:1] if w.b])
+
+
 def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     """One sentence a person reads first."""
     moving = [f for f in report.findings if f.moves_a_hash]
     if report.same_executable is True:
-        quiet = len(report.findings)
-        tail = f"; {quiet} difference{'s' if quiet != 1 else ''} that move no cache key" if quiet else ""
+        quiet = sum(f.kind not in EXTRA_COMPILATION for f in report.findings)
+        extra = sum(map(len, extra_compilations(report)))
+        tail = "".join((
+            f"; {quiet} difference{'s' if quiet != 1 else ''} that move no cache key" if quiet
+            else "",
+            f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" if extra
+            else ""))
         return "Same executable: nothing the compiler sees differs" + tail + "."
     if report.same_executable is None:
         return ("Cannot tell: the only differences are constants XLA printed as {...}; "
@@ -169,26 +187,31 @@ def markdown(report: Report) -> str:
         lines.append(f"Compared {_name(module.a)} with {_name(module.b)} "
                      f"(paired by {markdown_text(module.how)}).")
     lines.append("")
-    if report.findings:
+    findings = [f for f in report.findings if f.kind not in EXTRA_COMPILATION]
+    if findings:
         cells = _Markdown(table=True)
         lines += ["| # | kind | stage | old → new | count | origin | moves |",
                   "|---|---|---|---|---|---|---|"]
-        for n, f in enumerate(report.findings[:_MARKDOWN_ROWS], 1):
+        for n, f in enumerate(findings[:_MARKDOWN_ROWS], 1):
             origin = " ".join(cells.value(text) for text in (f.origin.op_name, f.origin.location)
                               if text)
             lines.append(f"| {n} | {f.kind} | {STAGE_WORDS.get(f.stage, f.stage)} | "
                          f"{_cell(f.old)} → {_cell(f.new)} | {f.count} | {origin or '—'} | "
                          f"{', '.join(f.affects) or 'nothing'} |")
-        if len(report.findings) > _MARKDOWN_ROWS:
-            lines.append(f"\n… and {len(report.findings) - _MARKDOWN_ROWS} more findings "
+        if len(findings) > _MARKDOWN_ROWS:
+            lines.append(f"\n… and {len(findings) - _MARKDOWN_ROWS} more findings "
                          "(see `--format json`).")
+    for run, labels in zip("ab", extra_compilations(report)):
+        if labels:
+            lines += ["", f"Extra compilations: run {run} alone compiled "
+                          + ", ".join(_name(label) for label in labels) + "."]
     if report.notes:
-        lines.append("")
-        lines += [f"> note: {markdown_code(note)}" for note in dict.fromkeys(report.notes)]
+        lines += ["", "\n>\n".join(f"> note: {markdown_code(note)}"
+                                   for note in dict.fromkeys(report.notes))]
     lines += ["", "| cache key | changed |", "|---|---|"]
     for h in HASHES:
         lines.append(f"| {h.title} | {_yes_no(report.hashes.get(h.name))} |")
-    return "\n".join(lines) + "\n"
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"
 
 
 def _name(label: str | None) -> str:

@@ -28,7 +28,7 @@ from ..analysis.constants import ConstantSite, abbreviate
 from ..dumps import Listing, human_size, legend
 from . import shorten
 from .escape import terminal
-from .report import STAGE_WORDS, Spelling, verdict_line
+from .report import EXTRA_COMPILATION, STAGE_WORDS, Spelling, extra_compilations, verdict_line
 
 # Output that reaches no terminal at all (a CI log, a file written by a
 # job) and no COLUMNS: a wide page, so tables keep their rows on one line.
@@ -154,7 +154,7 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
                     stream: TextIO | None = None) -> None:
     """Every constant of a module: value, shape and where it came from."""
     out = console(stream)
-    out.print(_text(f"{len(sites)} constants in {module_name}"), style="bold")
+    out.print(_text(f"{_plural(len(sites), 'constant')} in {module_name}"), style="bold")
     out.print(_text(path), style="dim", soft_wrap=True)
     rows = [(str(s.instruction.line), terminal(s.name), terminal(str(s.shape)),
              terminal(abbreviate(s.instruction)), terminal(s.origin.op_name or ""),
@@ -200,7 +200,8 @@ def varying_constants_table(paths: list[str], varying, stream: TextIO | None = N
     if not varying:
         out.print(f"No constant varies across the {len(paths)} runs.")
         return
-    out.print(f"{len(varying)} constants vary across {len(paths)} runs", style="bold")
+    varies = "constant varies" if len(varying) == 1 else "constants vary"
+    out.print(f"{len(varying)} {varies} across {len(paths)} runs", style="bold")
     runs = [f"run {n}" for n in range(1, len(paths) + 1)]
     table = _table(("constant", "left"), ("shape", "left"), *((r, "left") for r in runs),
                    ("origin (op_name, source)", "left"))
@@ -372,15 +373,22 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     for module in rep.modules:
         out.print(_text(f"compared {_label(module.a)} with {_label(module.b)} "
                         f"(paired by {module.how})", style="dim"))
-    eligible = [f for f in rep.findings if f.moves_a_hash or f.kind == "elided_constant"]
-    shown = (eligible or list(rep.findings))[:rows]
+    findings = [f for f in rep.findings if f.kind not in EXTRA_COMPILATION]
+    eligible = [f for f in findings if f.moves_a_hash or f.kind == "elided_constant"]
+    shown = (eligible or findings)[:rows]
     if shown:
         out.print(_findings_table(shown, out.width))
-        hidden = [f for f in rep.findings if f not in shown]
+        hidden = [f for f in findings if f not in shown]
         if hidden:
             out.print(Text(_hidden(hidden), style="dim"))
         for n, finding in enumerate(shown[:details], 1):
             _finding_details(out, n, finding)
+    for run, labels in zip("ab", extra_compilations(rep)):
+        if labels:
+            out.print(Text.assemble(
+                ("extra compilations:", "yellow"),
+                f" run {run} alone compiled {_plural(len(labels), 'module')}: ",
+                ", ".join(terminal(shorten.program(label)) for label in labels)))
     hashes = [f"{h.title}: {_yes_no(rep.hashes.get(h.name))}" for h in HASHES]
     if len("  ".join(hashes)) > out.width:
         for line in hashes:
@@ -416,10 +424,10 @@ def _findings_table(findings, width: int) -> Table:
              _widest(["count"] + [r[4] for r in rows])]
     natural = _widest(["old -> new, origin"] + [r[3] for r in rows] +
                       [f"{r[5]}  {r[6]}".strip() for r in rows])
-    moves = _widest(["moves"] + [", ".join(r[7]) for r in rows])
+    moves = _widest(["moves"] + [", ".join(r[7]) or "nothing" for r in rows])
     (change,) = _share(width, fixed + [moves], [natural], floor=20)
     if change < min(natural, 40):  # narrow: one hash name a line leaves more for the change
-        moves = _widest(["moves"] + [name + "," for r in rows for name in r[7]])
+        moves = _widest(["moves"] + [name + "," for r in rows for name in r[7] or ["nothing"]])
         (change,) = _share(width, fixed + [moves], [natural], floor=20)
     table.columns[2].width = change
     table.columns[2].overflow = "fold"
