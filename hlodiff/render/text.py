@@ -350,6 +350,7 @@ def _legend(out: Console, listing: Listing) -> None:
 # --- diff -----------------------------------------------------------------------------------
 
 _VERDICT_STYLE = {True: "bold green", False: "bold red", None: "bold yellow"}
+# Short names for the moves column; a key not listed here shows by its name.
 _HASH_SHORT = {"xla_fingerprint": "XLA", "jax_cache_key": "JAX", "graphcore_hlo_hash": "Graphcore"}
 _VALUE_LIMIT = 40
 
@@ -418,7 +419,7 @@ def _findings_table(findings, width: int) -> Table:
         rows.append((str(n), f.kind, STAGE_WORDS.get(f.stage, f.stage), _change(f.old, f.new),
                      str(f.count), terminal(f.origin.op_name or ""),
                      terminal(f.origin.location or ""),
-                     [_HASH_SHORT[h] for h in f.affects]))
+                     [_HASH_SHORT.get(h, h) for h in f.affects]))
     fixed = [_widest(["#"] + [r[0] for r in rows]), _widest(["kind"] + [r[1] for r in rows] +
                                                            [r[2] for r in rows]),
              _widest(["count"] + [r[4] for r in rows])]
