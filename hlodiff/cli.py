@@ -19,6 +19,7 @@ from .analysis.constants import constant_sites, varying_constants
 from .errors import HlodiffError, HloSyntaxError
 from .render import json as render_json
 from .render import text as render_text
+from .render.escape import terminal
 from .render.report import markdown, report_document
 
 EXIT_SAME = 0
@@ -160,8 +161,9 @@ def canon(target: Path, metadata: bool) -> None:
     """
     from .integrations.canon import View, canonical_text
     from .syntax.parser import parse_file
+    from .render.escape import hlo
     module = parse_file(module_file(target))
-    sys.stdout.write(canonical_text(module, View(metadata=metadata)))
+    sys.stdout.write(hlo(canonical_text(module, View(metadata=metadata))))
 
 
 @cli.command("git-setup")
@@ -254,13 +256,15 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
 
 
 def _stderr(message: str) -> None:
-    click.echo(f"hlodiff: {message}", err=True)
+    click.echo(terminal(f"hlodiff: {message}"), err=True)
 
 
 def error_line(err: HlodiffError) -> str:
+    """The one line an error is: it quotes file names and lines of the input,
+    so their control characters are shown, not obeyed."""
     if isinstance(err, HloSyntaxError):
-        return f"hlodiff: error: {err.location}: {err.reason}"
-    return f"hlodiff: error: {err}"
+        return terminal(f"hlodiff: error: {err.location}: {err.reason}")
+    return terminal(f"hlodiff: error: {err}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,14 +6,17 @@ import io
 import json
 
 from conftest import run_cli
-from dump_trees import hlo_text, jax_dump, snapshot, tf_dump, write_tree
+import pytest
+
+from dump_trees import hlo_text, jax_dump, snapshot, tf_dump, torch_dump, write_tree
 from hlodiff.render import text as render_text
 
 
 def test_ls_marks_the_main_program_and_says_why(tmp_path):
     jax_dump(tmp_path)
     out = run_cli("ls", str(tmp_path)).stdout
-    rows = [line for line in out.splitlines() if "jit_" in line and "│" in line]
+    rows = [line for line in out.splitlines() if "jit_" in line and "main program" not in line
+            and "module_" not in line]
     assert [("main" in row) for row in rows] == [False, False, True]
     assert "jit_train_step" in rows[2] and "before, after" in rows[2] and "41" in rows[2]
     assert "main program: module 4, jit_train_step (largest before_optimizations text" in out
@@ -39,18 +42,48 @@ def test_ls_json_is_one_document(tmp_path):
     assert [f["path"] for f in doc["unknown_files"]] == ["README.md"]
 
 
-def test_ls_explain_spells_out_each_name(tmp_path):
-    jax_dump(tmp_path, first_id=28, helpers=())
+def test_ls_explain_spells_out_each_kind_of_name_once(tmp_path):
+    jax_dump(tmp_path, first_id=28, helpers=(("jit_init_params", 8),))
     out = run_cli("ls", "--explain", str(tmp_path)).stdout
-    explained = " ".join(out.split())  # undo the table's wrapping
-    assert "module_0028 module id 28: XLA's counter of modules compiled in this process " \
-           "(JAX's ids step by 2); not stable across runs" in explained
-    assert "jit_train_step program name: the JAX function compiled with jax.jit" in explained
-    assert "cpu_after_optimizations stage: after all of XLA's optimisation passes for the cpu " \
+    legend = out.split("What the file names mean")[1]
+    explained = " ".join(legend.split())  # undo the wrapping
+    assert "module_NNNN module id: XLA's counter of the HLO modules this process created, " \
+           "dumped or not, so ids can skip numbers; not stable across runs; here 28, 30" in explained
+    assert "jit_init_params program name: the JAX function compiled with jax.jit, jit_FUNCTION" \
+        in explained
+    assert "cpu_after_optimizations stage: after all of XLA's optimization passes for the cpu " \
            "backend: what actually ran" in explained
     assert "-memory-usage-report.txt memory usage report" in explained
     assert "module.mlir the StableHLO program" in explained
-    assert "(and 1 more .o files, one per kernel)" in explained
+    assert "obj-file.KERNEL.o machine code the backend compiled for a kernel, one per kernel; " \
+           "2 of them here" in explained
+    # each kind once, though two modules have one of each
+    for name in ("module_NNNN", "before_optimizations", ".txt", "-live-range.txt", "module.mlir",
+                 "program name:"):
+        assert f" {explained} ".count(f" {name} ") == 1, name
+
+
+@pytest.mark.parametrize("make, fact", [
+    (lambda root: tf_dump(root, 128, 5), "here 0, 3"),
+    (lambda root: torch_dump(root, 3, 7), "here 0, 1"),
+])
+def test_ls_explain_tells_only_what_the_dump_shows_of_module_ids(tmp_path, make, fact):
+    """JAX's ids step by 2 in recent versions, by 1 in older ones and in TF's
+    and PyTorch/XLA's: the legend says what the counter is and which ids this
+    dump has, and claims no step."""
+    make(tmp_path)
+    out = " ".join(run_cli("ls", "--explain", str(tmp_path)).stdout.split())
+    assert fact in out and "step by" not in out and "steps by" not in out
+
+
+def test_ls_explain_fits_80_columns_and_says_tf_names_shortly(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    tf_dump(tmp_path, 128, 5)
+    out = run_cli("ls", "--explain", str(tmp_path)).stdout
+    lines = out.splitlines()
+    path = [line for line in lines if line.startswith("  ") and "module_0003." in line]
+    assert all(len(line) <= 80 for line in lines if line not in path)
+    assert "a_inference_init_values_58…" in out and "XlaMustCompile" not in out.replace(path[0], "")
 
 
 def test_ls_explain_in_json_gives_parts(tmp_path):

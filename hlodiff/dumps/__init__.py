@@ -9,10 +9,10 @@ reads many files on every core.
 from .catalogue import (Dump, DumpModule, ListedModule, Listing, MainProgram, file_dump,
                         human_size, list_dump, load_dump, load_target)
 from .naming import (AFTER, BEFORE, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile, NamePart,
-                     ProgramName, Stage, classify, normalise_program, program_name)
+                     ProgramName, Stage, classify, legend, normalise_program, program_name)
 from .naming import explain as explain_name
 
 __all__ = ["AFTER", "BEFORE", "HLO_TEXT", "IN_PASS", "PASS", "UNKNOWN", "Dump", "DumpFile",
            "DumpModule", "ListedModule", "Listing", "MainProgram", "NamePart", "ProgramName",
-           "Stage", "classify", "explain_name", "file_dump", "human_size", "list_dump",
+           "Stage", "classify", "explain_name", "file_dump", "human_size", "legend", "list_dump",
            "load_dump", "load_target", "normalise_program", "program_name"]

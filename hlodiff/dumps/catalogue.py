@@ -149,9 +149,11 @@ class DumpModule:
 
     @property
     def label(self) -> str:
-        """``module_0028.jit_train_step`` as users see it in file names."""
-        number = "?" if self.module_id is None else f"{self.module_id:04d}"
-        return f"module_{number}" + (f".{self.program}" if self.program else "")
+        """``module_0028.jit_train_step`` as users see it in file names; a file
+        not named the way XLA names dumps goes by its own name."""
+        if self.module_id is None:
+            return self.primary.name if self.primary else self.program
+        return f"module_{self.module_id:04d}" + (f".{self.program}" if self.program else "")
 
 
 _HEADER_BYTES = 1 << 20  # a header's entry_computation_layout, even for thousands of arguments

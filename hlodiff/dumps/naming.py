@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from typing import Iterable, Iterator
 
 BEFORE = "before_optimizations"
 AFTER = "after_optimizations"
@@ -86,10 +87,10 @@ class Stage:
     @property
     def meaning(self) -> str:
         if self.name == BEFORE:
-            return "stage: the module as the frontend handed it to XLA, before any optimisation"
+            return "stage: the module as the frontend handed it to XLA, before any optimization"
         if self.name == AFTER:
             backend = f" for the {self.platform} backend" if self.platform else ""
-            return f"stage: after all of XLA's optimisation passes{backend}: what actually ran"
+            return f"stage: after all of XLA's optimization passes{backend}: what actually ran"
         if self.name == IN_PASS:
             return (f"stage: snapshot {self.step} of this module, taken inside pass "
                     f"'{self.pipeline}' at its step '{self.pass_step}' (--xla_dump_hlo_pass_re)")
@@ -111,21 +112,31 @@ class ProgramName:
     normalised: str
     frontend: str | None
     meaning: str
+    scheme: str = ""  # the naming scheme, said for every name of this form
 
 
-# (frontend, whole-name pattern with a <name> group, meaning). The first match wins.
+# (frontend, whole-name pattern with a <name> group, meaning of one name, the
+# naming scheme said once for all names of that form). The first match wins.
 _PROGRAM_FORMS = (
     ("tensorflow",
      re.compile(r"(?P<name>(?:a_|__)(?:inference|forward|backward)_\w+?)_\d+(?:__\w*)?(?:\.\d+)?"),
      "the TensorFlow function {name}; its counter, attributes and trailing .N change "
-     "between runs"),
+     "between runs",
+     "a TensorFlow function, a_inference_FUNCTION_COUNTER__ATTRIBUTES.N; the counter, "
+     "attributes and .N change between runs, so programs are compared by a_inference_FUNCTION"),
     ("tensorflow", re.compile(r"(?P<name>cluster)_\d+(?:__\w*)?(?:\.\d+)?"),
-     "a graph TensorFlow auto-clustered for XLA; its number and attributes change between runs"),
+     "a graph TensorFlow auto-clustered for XLA; its number and attributes change between runs",
+     "a graph TensorFlow auto-clustered for XLA, cluster_NUMBER__ATTRIBUTES; the number and "
+     "attributes change between runs"),
     ("pytorch", re.compile(r"(?P<name>SyncTensorsGraph|IrToHlo)\.\d+"),
-     "a PyTorch/XLA graph; the number after the dot changes when the graph changes"),
+     "a PyTorch/XLA graph; the number after the dot changes when the graph changes",
+     "a PyTorch/XLA graph, SyncTensorsGraph.N; the number after the dot changes when the "
+     "graph changes"),
     ("jax", re.compile(r"(?P<name>p?jit_\w+?)(?:\.\d+)?"),
-     "the JAX function compiled with jax.jit"),
-    (None, re.compile(r"(?P<name>.*?)(?:\.\d+)?"), "the HloModule name"),
+     "the JAX function compiled with jax.jit",
+     "the JAX function compiled with jax.jit, jit_FUNCTION"),
+    (None, re.compile(r"(?P<name>.*?)(?:\.\d+)?", re.S), "the HloModule name",
+     "the HloModule name"),
 )
 
 
@@ -172,11 +183,11 @@ def program_name(written: str) -> ProgramName:
     >>> program_name("a_inference_train_step_128__XlaMustCompile_true_.5").normalised
     'a_inference_train_step'
     """
-    for frontend, pattern, meaning in _PROGRAM_FORMS:
+    for frontend, pattern, meaning, scheme in _PROGRAM_FORMS:
         match = pattern.fullmatch(written)
         if match:
             name = match["name"]
-            return ProgramName(written, name, frontend, meaning.format(name=name))
+            return ProgramName(written, name, frontend, meaning.format(name=name), scheme)
     raise AssertionError("the last program form matches every name")
 
 
@@ -339,6 +350,14 @@ def settle_program(file: DumpFile, known: set[str]) -> DumpFile:
 
 # --- explaining names ---------------------------------------------------------------
 
+# True of every frontend: the counter is XLA's (HloModule::unique_id), bumped
+# for every module created in the process, dumped or not. Measured: JAX 0.10
+# dumps go 0, 2, 4 (and 0, 3, 6 with its persistent cache on), JAX 0.4.30,
+# TensorFlow 2.21 and PyTorch/XLA 2.9 go 0, 1, 2.
+_MODULE_ID = ("XLA's counter of the HLO modules this process created, dumped or not, so ids "
+              "can skip numbers; not stable across runs")
+
+
 @dataclass(frozen=True)
 class NamePart:
     """A piece of a file name and what it means."""
@@ -359,8 +378,7 @@ def explain(file: DumpFile) -> tuple[NamePart, ...]:
                               f"{when:%Y-%m-%d %H:%M:%S} UTC (--xla_dump_include_timestamp)"))
     if file.module_id is not None:
         parts.append(NamePart(f"module_{file.module_id:04d}",
-                              f"module id {file.module_id}: XLA's counter of modules compiled in "
-                              "this process (JAX's ids step by 2); not stable across runs"))
+                              f"module id {file.module_id}: {_MODULE_ID}"))
     if file.program:
         name = program_name(file.program)
         compared = "" if name.normalised == name.written else f", compared as {name.normalised}"
@@ -375,3 +393,75 @@ def explain(file: DumpFile) -> tuple[NamePart, ...]:
     return tuple(parts)
 
 
+def legend(files: Iterable[DumpFile]) -> tuple[NamePart, ...]:
+    """Each kind of part the names of ``files`` are made of, explained once.
+
+    ``explain`` spells out one file's name; a dump has hundreds, made of the
+    same few parts. Module ids and timestamps are one entry each, with the
+    values this dump has; program names one per naming scheme; stages and
+    suffixes one per kind, with a count where there is one file per kernel
+    or per pass.
+    """
+    files = list(files)
+    parts: dict[str, NamePart] = {}
+    stamps = sorted({f.timestamp for f in files if f.timestamp is not None})
+    if stamps:
+        first, last = (datetime.fromtimestamp(t / 1e6, tz=timezone.utc)
+                       for t in (stamps[0], stamps[-1]))
+        parts["timestamp"] = NamePart(str(stamps[0]), (
+            "timestamp: when XLA first dumped the module, in microseconds since 1970 "
+            f"(--xla_dump_include_timestamp); here {first:%Y-%m-%d %H:%M:%S} to "
+            f"{last:%H:%M:%S} UTC"))
+    ids = sorted({f.module_id for f in files if f.module_id is not None})
+    if ids:
+        parts["module id"] = NamePart("module_NNNN", f"module id: {_MODULE_ID}; here {_few(ids)}")
+    counts: dict[str, int] = {}
+    for file in files:
+        for key, part in _legend_entries(file):
+            counts[key] = counts.get(key, 0) + 1
+            parts.setdefault(key, part)
+    for key, part in parts.items():
+        if key.startswith("each:") and counts[key] > 1:
+            parts[key] = NamePart(part.text, f"{part.meaning}; {counts[key]} of them here")
+    return tuple(parts.values())
+
+
+def _legend_entries(file: DumpFile) -> Iterator[tuple[str, NamePart]]:
+    """(what kind of part, the part explained) for each part of ``file``'s
+    name but its module id and timestamp; kinds starting ``each:`` come
+    once per kernel or pass and are counted."""
+    if file.kind == UNKNOWN:
+        yield "each:unknown", NamePart(file.name, KIND_MEANINGS[UNKNOWN])
+        return
+    if file.program:
+        name = program_name(file.program)
+        yield f"program:{name.scheme}", NamePart(file.program, f"program name: {name.scheme}")
+    if file.kind in FOLDER_FILES:
+        yield f"folder:{file.name}", NamePart(file.name, KIND_MEANINGS[file.kind]
+                                              + " (in the module's folder)")
+        return
+    if file.stage is not None:
+        if file.stage.name in (PASS, IN_PASS):
+            yield f"each:{file.stage.name}", NamePart(file.stage.label,
+                                                      _SNAPSHOT_MEANINGS[file.stage.name])
+        else:
+            yield f"stage:{file.stage.label}", NamePart(file.stage.label, file.stage.meaning)
+    if file.detail:
+        yield f"each:{file.kind}", NamePart(file.suffix.replace(file.detail, "KERNEL"),
+                                            f"{KIND_MEANINGS[file.kind]}, one per kernel")
+    else:
+        yield f"suffix:{file.suffix}", NamePart(file.suffix, KIND_MEANINGS[file.kind])
+
+
+_SNAPSHOT_MEANINGS = {
+    PASS: "stage: a snapshot between two passes, STEP.PIPELINE.after_PASS.before_PASS "
+          "(--xla_dump_hlo_pass_re)",
+    IN_PASS: "stage: a snapshot inside a pass, STEP.PASS.STEP_OF_THE_PASS (--xla_dump_hlo_pass_re)",
+}
+
+
+def _few(numbers: list[int], most: int = 8) -> str:
+    """``0, 2, 4, 6`` or ``0, 2, 4, 6, 8, 10, 12, … 98 (50 ids)``."""
+    if len(numbers) <= most:
+        return ", ".join(map(str, numbers))
+    return ", ".join(map(str, numbers[:most - 1])) + f", … {numbers[-1]} ({len(numbers)} ids)"

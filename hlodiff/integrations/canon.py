@@ -126,7 +126,7 @@ def _computation(module: Module, computation: Computation, computation_names: di
             for i in computation.instructions]
     tail = "}"
     if computation.execution_thread is not None:
-        tail += f", execution_thread=\"{computation.execution_thread}\""
+        tail += f", execution_thread={_string(computation.execution_thread)}"
     return "\n".join([head, *body, tail])
 
 
@@ -165,12 +165,19 @@ def _metadata(module: Module, instruction: Instruction) -> str:
         return ""
     fields = []
     if origin.op_type:
-        fields.append(f'op_type="{origin.op_type}"')
+        fields.append(f"op_type={_string(origin.op_type)}")
     if origin.op_name:
-        fields.append(f'op_name="{origin.op_name}"')
+        fields.append(f"op_name={_string(origin.op_name)}")
     if origin.location:
-        fields.append(f'source="{origin.location}"')
+        fields.append(f"source={_string(origin.location)}")
     if origin.stack:
         stack = " < ".join(f"{f.function} ({f.file}:{f.line})" for f in origin.stack)
-        fields.append(f'stack="{stack}"')
+        fields.append(f"stack={_string(stack)}")
     return ", metadata={" + " ".join(fields) + "}"
+
+
+def _string(text: str) -> str:
+    """``text`` as an HLO string: quotes and backslashes escaped, so a name
+    holding them ends where it should (``hlodiff canon`` writes control
+    characters as escapes: render/escape.py)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

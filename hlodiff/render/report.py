@@ -45,11 +45,14 @@ compiled in one run only are ``extra_compilations``, not findings::
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..analysis.explain import Finding, Report, Where
 from ..analysis.hashes import HASHES
+from .escape import markdown_code, markdown_text
 from .records import origin_record
+from .shorten import program
 
 SCHEMA_VERSION = 2
 _PLACES_LIMIT = 200
@@ -108,22 +111,53 @@ def report_document(report: Report) -> dict[str, Any]:
     }
 
 
-def verdict_line(report: Report) -> str:
+class Spelling:
+    """How a format writes the strings of a dump inside its own sentences.
+
+    The plain spelling writes them as they are (the caller escapes the
+    whole line); Markdown puts each in a code span; the terminal shortens
+    names to fit its width.
+    """
+
+    def value(self, text: str) -> str:
+        return text
+
+    def op_name(self, text: str) -> str:
+        return text
+
+    def location(self, text: str) -> str:
+        return text
+
+
+PLAIN = Spelling()
+
+
+def extra_compilations(report: Report) -> tuple[list[str], list[str]]:
+    """The labels of the modules compiled only in run a, and only in run b."""
+    return ([e.module for e in report.extra_compilations if e.run == "a"],
+            [e.module for e in report.extra_compilations if e.run == "b"])
+
+
+def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     """One sentence a person reads first: does it recompile, is it the same
     executable, and, when it differs, the cause and which programs."""
     differing = [p for p in report.programs if p.recompiles or p.same_executable is False]
-    names = ", ".join(p.program for p in differing[:3]) + \
+    names = ", ".join(spell.value(p.program) for p in differing[:3]) + \
         (f" and {len(differing) - 3} more" if len(differing) > 3 else "")
     top = report.top
-    cause = f" Top cause: {describe(top)}." if top is not None and top.moves_a_hash else ""
+    cause = f" Top cause: {describe(top, spell)}." if top is not None and top.moves_a_hash else ""
+    extra = len(report.extra_compilations)
+    extra_text = f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" \
+        if extra else ""
     if report.recompiles is False and report.same_executable is True:
         quiet = len(report.findings)
         tail = f"; {quiet} difference{'s' if quiet != 1 else ''} that move no cache key" \
             if quiet else ""
-        return "Same executable, no recompile: nothing the compiler sees differs" + tail + "."
+        return "Same executable, no recompile: nothing the compiler sees differs" + tail + \
+            extra_text + "."
     if report.recompiles is None and report.same_executable is None:
         reason = next((p.reason for p in report.programs if p.reason), "")
-        return f"Cannot tell{': ' + reason if reason else ''}."
+        return f"Cannot tell{': ' + spell.value(reason) if reason else ''}."
     parts = []
     if report.recompiles:
         parts.append(f"Recompiles ({names})" if names else "Recompiles")
@@ -138,53 +172,93 @@ def verdict_line(report: Report) -> str:
         parts.append("different executables")
     else:
         reason = next((p.reason for p in report.programs if p.reason), "")
-        parts.append("same executable: cannot tell" + (f" ({reason})" if reason else ""))
-    return ", ".join(parts) + "." + cause
+        parts.append("same executable: cannot tell"
+                     + (f" ({spell.value(reason)})" if reason else ""))
+    return ", ".join(parts) + extra_text + "." + cause
 
 
-def describe(finding: Finding) -> str:
+def describe(finding: Finding, spell: Spelling = PLAIN) -> str:
     """``constant 0.01 -> 0.02 at jit(f)/sgd/mul (train.py:57)``"""
-    change = f"{finding.old if finding.old is not None else '(none)'} -> " \
-             f"{finding.new if finding.new is not None else '(none)'}"
-    where = finding.origin.op_name or ""
+    change = " -> ".join("(none)" if v is None else spell.value(v)
+                         for v in (finding.old, finding.new))
+    where = spell.op_name(finding.origin.op_name) if finding.origin.op_name else ""
     location = finding.origin.location
     if location:
+        location = spell.location(location)
         where = f"{where} ({location})" if where else location
     text = finding.summary if finding.summary else f"{finding.kind} {change}"
     return f"{text} at {where}" if where else text
 
 
-def _cell(text: str | None, limit: int = 80) -> str:
+# How a stage is named to people, in text, Markdown and git mode alike; JSON
+# keeps the identifiers, which are the words of XLA's file names.
+STAGE_WORDS = {"before_optimizations": "before", "after_optimizations": "after", "both": "both",
+               "hlo": "unknown"}
+
+
+class _Markdown(Spelling):
+    """Every string from the dump in a code span: nothing in it is Markdown."""
+
+    def __init__(self, table: bool = False):
+        self.table = table
+
+    def value(self, text: str) -> str:
+        return markdown_code(text, table=self.table)
+
+    op_name = location = value
+
+
+_MARKDOWN_ROWS = 30
+_CELL_LIMIT = 80
+
+
+def _cell(text: str | None) -> str:
     if text is None:
         return "—"
-    text = text.replace("|", "\\|").replace("\n", " ")
-    return f"`{text[:limit]}{'…' if len(text) > limit else ''}`"
+    short = text if len(text) <= _CELL_LIMIT else text[:_CELL_LIMIT] + "…"
+    return markdown_code(short, table=True) or "—"
 
 
 def markdown(report: Report) -> str:
-    """A pull-request comment."""
+    """A pull-request comment: every string from the dump is in a code span,
+    so one finding is one table row and nothing else in it is Markdown."""
     icon = "✅" if report.same_executable is True and report.recompiles is False else \
         "❔" if report.same_executable is None and report.recompiles is None else "❌"
-    lines = [f"### {icon} hlodiff: {verdict_line(report)}", ""]
+    lines = [f"### {icon} hlodiff: {verdict_line(report, _Markdown())}", ""]
     for module in report.modules:
-        lines.append(f"Compared `{module.a}` with `{module.b}` (paired by {module.how}).")
+        lines.append(f"Compared {_name(module.a)} with {_name(module.b)} "
+                     f"(paired by {markdown_text(module.how)}).")
     lines.append("")
-    if report.findings:
+    findings = list(report.findings)
+    if findings:
+        cells = _Markdown(table=True)
         lines += ["| # | kind | stage | old → new | count | origin | moves |",
                   "|---|---|---|---|---|---|---|"]
-        for n, f in enumerate(report.findings[:30], 1):
-            origin = " ".join(filter(None, (f.origin.op_name and f"`{f.origin.op_name}`",
-                                            f.origin.location)))
-            lines.append(f"| {n} | {f.kind} | {f.stage} | {_cell(f.old)} → {_cell(f.new)} | "
-                         f"{f.count} | {origin or '—'} | {', '.join(f.affects) or 'nothing'} |")
-        if len(report.findings) > 30:
-            lines.append(f"\n… and {len(report.findings) - 30} more findings (see `--format json`).")
-    lines += [f"> {note}" for note in report.notes]
+        for n, f in enumerate(findings[:_MARKDOWN_ROWS], 1):
+            origin = " ".join(cells.value(text) for text in (f.origin.op_name, f.origin.location)
+                              if text)
+            lines.append(f"| {n} | {f.kind} | {STAGE_WORDS.get(f.stage, f.stage)} | "
+                         f"{_cell(f.old)} → {_cell(f.new)} | {f.count} | {origin or '—'} | "
+                         f"{', '.join(f.affects) or 'nothing'} |")
+        if len(findings) > _MARKDOWN_ROWS:
+            lines.append(f"\n… and {len(findings) - _MARKDOWN_ROWS} more findings "
+                         "(see `--format json`).")
+    for run, labels in zip("ab", extra_compilations(report)):
+        if labels:
+            lines += ["", f"Extra compilations: run {run} alone compiled "
+                          + ", ".join(_name(label) for label in labels) + "."]
+    if report.notes:
+        lines += ["", "\n>\n".join(f"> note: {markdown_code(note)}"
+                                   for note in dict.fromkeys(report.notes))]
     lines += ["", "| cache key | changed |", "|---|---|"]
     for h in HASHES:
         if h.name in report.hashes:
             lines.append(f"| {h.title} | {_yes_no(report.hashes[h.name])} |")
-    return "\n".join(lines) + "\n"
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"
+
+
+def _name(label: str | None) -> str:
+    return markdown_code(program(label)) if label else "(none)"
 
 
 def _yes_no(value: bool | None) -> str:

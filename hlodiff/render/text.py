@@ -1,66 +1,232 @@
-"""Rich text for a terminal: the one module that uses rich."""
+"""Text for a terminal or a pipe: the one module that uses rich.
+
+Every string that comes from a dump or a log (op_names, file and module
+names, values, log lines) is passed through ``escape.terminal`` and printed
+by a console that reads no markup and no emoji codes, so it can neither
+drive the terminal nor style itself. Output wraps to the page width
+(``page_width``); a name too long for its column is shortened in the middle
+(``shorten``), never split across lines.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
-from typing import Callable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
+from rich import box
 from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from ..analysis.constants import ConstantSite, abbreviate
-from ..dumps import DumpFile, Listing, human_size
-from ..dumps import explain_name
+from ..dumps import Listing, human_size, legend
+from . import shorten
+from .escape import terminal
+from .report import STAGE_WORDS, Spelling, extra_compilations, verdict_line
+
+# Output that reaches no terminal at all (a CI log, a file written by a
+# job) and no COLUMNS: a wide page, so tables keep their rows on one line.
+PIPED_WIDTH = 160
+_NARROWEST = 40
+
+
+def page_width(stream: TextIO | None = None) -> int:
+    """How wide to lay text out: ``COLUMNS`` when set; else the width of the
+    terminal the output goes to; else, when it is piped (to a pager, a
+    file, ``grep``) from a terminal, that terminal's width, since a person
+    reads it there; else PIPED_WIDTH."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), _NARROWEST)
+    for target in (stream or sys.stdout, sys.stderr):
+        try:
+            return max(os.get_terminal_size(target.fileno()).columns, _NARROWEST)
+        except (AttributeError, OSError, ValueError):
+            continue
+    return PIPED_WIDTH
 
 
 def console(stream: TextIO | None = None) -> Console:
-    """A console that colours only real terminals and honours NO_COLOR.
-
-    Output that is not a terminal (a pipe, a file, a CI log) gets a wide page
-    rather than rich's default of 80 columns, so tables do not fold. When
-    git runs us with its pager (GIT_PAGER_IN_USE), colour as git itself does
-    on a terminal: the pager shows it.
-    """
+    """A console laid out to ``page_width`` that colours only real terminals
+    and honours NO_COLOR. When git runs us with its pager
+    (GIT_PAGER_IN_USE), colour as git itself does on a terminal: the pager
+    shows it."""
     paged = stream is None and bool(os.environ.get("GIT_PAGER_IN_USE"))
-    out = Console(file=stream, highlight=False, soft_wrap=False, force_terminal=paged or None)
-    if not out.is_terminal or paged:
-        out = Console(file=stream, highlight=False, soft_wrap=False, width=160,
-                      force_terminal=paged or None)
-    return out
+    target = stream or sys.stdout
+    if not paged and not _is_terminal(target):
+        target = _Trimmed(target)
+    return Console(file=target, width=page_width(stream), force_terminal=paged or None,
+                   **_LITERAL)
 
+
+# Strings print as written: no [markup], no :emoji: codes, no highlighting,
+# whoever wrote them.
+_LITERAL = dict(markup=False, emoji=False, highlight=False, soft_wrap=False)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Trimmed:
+    """A stream without the spaces rich pads table lines with: in a file, a
+    CI log or a diff of two reports, trailing blanks are noise."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(_TRAILING_BLANKS.sub("", text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+_TRAILING_BLANKS = re.compile(r" +(?=\n)")
+
+
+def _text(text: str, style: str | None = None) -> Text:
+    """Text from a dump or a log, with its control characters made visible."""
+    return Text(terminal(text), style=style or "")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _table(*columns: tuple[str, str]) -> Table:
+    """A table ruled under its header only, two spaces between columns: the
+    least ink that keeps columns apart, so 80 columns hold the most."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
+                  header_style="bold")
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
+    return table
+
+
+def _set_widths(table: Table, widths: dict[int, int]) -> None:
+    """Pin the columns whose content was already shortened to fit."""
+    for index, width in widths.items():
+        column = table.columns[index]
+        column.width = column.min_width = column.max_width = width
+        column.no_wrap = True
+
+
+def _widest(lines: Iterable[str]) -> int:
+    return max((len(line) for line in lines), default=0)
+
+
+def _share(width: int, fixed: list[int], wanted: list[int], floor: int = 12) -> list[int]:
+    """Widths for the columns that hold names, out of what the fixed columns
+    and the two spaces between columns leave of ``width``."""
+    gaps = 2 * (len(fixed) + len(wanted) - 1)
+    return shorten.fit(wanted, width - sum(fixed) - gaps, floor)
+
+
+class _Fitted(Spelling):
+    """Strings from the dump made visible; names shortened to ``width``."""
+
+    def __init__(self, width: int):
+        self.width = width
+
+    def value(self, text: str) -> str:
+        return terminal(text)
+
+    def op_name(self, text: str) -> str:
+        return shorten.op_name(terminal(text), self.width)
+
+    def location(self, text: str) -> str:
+        return shorten.location(terminal(text), self.width)
+
+
+# --- constants ----------------------------------------------------------------------------
 
 def constants_table(path: str, module_name: str, sites: list[ConstantSite],
                     stream: TextIO | None = None) -> None:
+    """Every constant of a module: value, shape and where it came from."""
     out = console(stream)
-    table = Table(title=escape(f"{len(sites)} constants in {module_name} ({path})"), title_justify="left",
-                  show_lines=False)
-    table.add_column("line", justify="right", style="dim")
-    table.add_column("constant")
-    table.add_column("shape")
-    table.add_column("value", overflow="fold")
-    table.add_column("op_name (origin)", overflow="fold")
-    table.add_column("source", overflow="fold")
-    for site in sites:
-        # Names, values and origins come from the dump: never read them as markup.
-        value = escape(abbreviate(site.instruction))
-        if site.instruction.literal is not None and site.instruction.literal.elided:
-            value = f"[yellow]{value}[/]"
-        op_name = escape(site.origin.op_name or "")
-        if site.origin_via and op_name:
-            op_name += f" [dim](via {escape(site.origin_via[0])})[/]"
-        table.add_row(str(site.instruction.line), escape(site.name), escape(str(site.shape)), value,
-                      op_name, escape(site.origin.location or ""))
+    out.print(_text(f"{_plural(len(sites), 'constant')} in {module_name}"), style="bold")
+    out.print(_text(path), style="dim", soft_wrap=True)
+    rows = [(str(s.instruction.line), terminal(s.name), terminal(str(s.shape)),
+             terminal(abbreviate(s.instruction)), terminal(s.origin.op_name or ""),
+             terminal(s.origin_via[0]) if s.origin_via and s.origin.op_name else "",
+             terminal(s.origin.location or ""),
+             s.instruction.literal is not None and s.instruction.literal.elided) for s in sites]
+    table = _table(("line", "right"), ("constant", "left"), ("shape", "left"), ("value", "left"),
+                   ("origin (op_name, source)", "left"))
+    fixed = [_widest([h] + [r[i] for r in rows]) for i, h in
+             ((0, "line"), (1, "constant"), (2, "shape"))]
+    fixed.append(min(_widest(["value"] + [r[3] for r in rows]), max(out.width // 5, 16)))
+    (origin,) = _share(out.width, fixed, [_widest(["origin (op_name, source)"] + [
+        f"{r[4]}  {r[6]}".strip() for r in rows])], floor=20)
+    table.columns[3].width = fixed[3]
+    table.columns[3].overflow = "fold"
+    _set_widths(table, {4: origin})
+    for line, constant, shape, value, op_name, via, location, elided in rows:
+        table.add_row(line, constant, shape, Text(value, style="yellow" if elided else ""),
+                      _origin(op_name, location, origin, via))
     out.print(table)
-    if any(s.instruction.literal is not None and s.instruction.literal.elided for s in sites):
-        out.print("[yellow]{...}[/] values were not printed by XLA; dump again with "
-                  "XLA_FLAGS=--xla_dump_large_constants to see them.")
+    if any(r[7] for r in rows):
+        out.print(Text.assemble(("{...}", "yellow"), " values were not printed by XLA; dump again "
+                                "with XLA_FLAGS=--xla_dump_large_constants to see them."))
 
+
+def _origin(op_name: str, location: str, width: int, via: str = "") -> Text:
+    """op_name and file:line on one line when they fit in ``width``, else one
+    above the other, each shortened in the middle; the instruction the
+    origin was borrowed from under them."""
+    together = f"{op_name}  {location}" if op_name and location else op_name or location
+    if len(together) > width:
+        together = "\n".join(filter(None, (shorten.op_name(op_name, width),
+                                            shorten.location(location, width))))
+    text = Text(together, style="cyan")
+    if via:
+        text.append("\n" + shorten.middle(f"(via {via})", width), style="dim")
+    return text
+
+
+def varying_constants_table(paths: list[str], varying, stream: TextIO | None = None) -> None:
+    """Constants whose value is not the same in every run: one column per run."""
+    out = console(stream)
+    if not varying:
+        out.print(f"No constant varies across the {len(paths)} runs.")
+        return
+    varies = "constant varies" if len(varying) == 1 else "constants vary"
+    out.print(f"{len(varying)} {varies} across {len(paths)} runs", style="bold")
+    runs = [f"run {n}" for n in range(1, len(paths) + 1)]
+    table = _table(("constant", "left"), ("shape", "left"), *((r, "left") for r in runs),
+                   ("origin (op_name, source)", "left"))
+    rows = [(terminal(i.site.name), terminal(str(i.site.shape)),
+             ["(none)" if v is None else _short(terminal(v)) for v in i.values],
+             terminal(i.site.origin.op_name or ""), terminal(i.site.origin.location or ""))
+            for i in varying]
+    fixed = [_widest(["constant"] + [r[0] for r in rows]),
+             _widest(["shape"] + [r[1] for r in rows])]
+    fixed += [_widest([run] + [r[2][n] for r in rows]) for n, run in enumerate(runs)]
+    (origin,) = _share(out.width, fixed, [_widest(["origin (op_name, source)"] + [
+        f"{r[3]}  {r[4]}".strip() for r in rows])], floor=20)
+    _set_widths(table, {len(fixed): origin})
+    for constant, shape, values, op_name, location in rows:
+        table.add_row(constant, shape, *values, _origin(op_name, location, origin))
+    out.print(table)
+    for run, path in zip(runs, paths):
+        out.print(_text(f"{run}: {path}", style="dim"), soft_wrap=True)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + shorten.ELLIPSIS
+
+
+# --- progress -----------------------------------------------------------------------------
 
 # Show a progress bar once reading is this big or this slow, and only on a terminal.
 PROGRESS_MIN_ITEMS = 200
@@ -74,13 +240,17 @@ def progress(total: int, what: str, stream: TextIO | None = None) -> Iterator[Ca
     Short reads stay silent so a quick ``hlodiff ls`` does not flicker, and
     a non-terminal stderr (a pipe, CI logs) never gets control codes.
     """
-    out = Console(stderr=True) if stream is None else console(stream)
+    out = Console(stderr=True, **_LITERAL) if stream is None else console(stream)
     if not out.is_terminal:
         yield lambda *_: None
         return
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=out, transient=True)
-    task = bar.add_task(what, total=total)
+    # Imported here: most runs show no bar, and a diff read from the cache
+    # should not pay for loading it.
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+    bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), console=out, transient=True)
+    task = bar.add_task(terminal(what), total=total)
     started = time.monotonic()
 
     def advance(*_: object) -> None:
@@ -100,8 +270,9 @@ def progress(total: int, what: str, stream: TextIO | None = None) -> Iterator[Ca
 def status(quiet: bool = False) -> Iterator[Callable[[str], None]]:
     """Yield ``say(text)``; a spinner on stderr shows the latest text once the
     work has run for PROGRESS_AFTER_SECONDS. Quick runs, ``--quiet`` and a
-    stderr that is not a terminal get nothing."""
-    out = Console(stderr=True)
+    stderr that is not a terminal get nothing. The texts name modules of
+    the dump: they are shown as text, never read as markup."""
+    out = Console(stderr=True, **_LITERAL)
     if quiet or not out.is_terminal:
         yield lambda _: None
         return
@@ -110,118 +281,87 @@ def status(quiet: bool = False) -> Iterator[Callable[[str], None]]:
     timer.daemon = True
     timer.start()
     try:
-        yield spinner.update
+        yield lambda text: spinner.update(_text(shorten.program(text)))
     finally:
         timer.cancel()
         spinner.stop()
 
 
+# --- ls -----------------------------------------------------------------------------------
+
 def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None = None) -> None:
     """One row per module, the main program marked and why it was chosen."""
     out = console(stream)
     dump = listing.dump
-    table = Table(title=f"{_count(len(listing.rows), 'module')} in {dump.root}",
-                  title_justify="left")
-    table.add_column("id", justify="right")
-    table.add_column("program", overflow="fold")
-    table.add_column("stages")
-    table.add_column("size", justify="right")
-    table.add_column("instructions", justify="right")
-    table.add_column("main")
+    out.print(_text(f"{_plural(len(listing.rows), 'module')} in {dump.root}"), style="bold",
+              soft_wrap=True)
+    table = _table(("id", "right"), ("program", "left"), ("stages", "left"), ("size", "right"),
+                   ("instructions", "right"), ("main", "left"))
+    rows = []
     for row in listing.rows:
         module = row.module
-        count = "" if row.instructions is None else str(row.instructions)
-        if row.error:
-            count = "[red]unreadable[/]"
-        style = "bold" if row.is_main else None
-        table.add_row("" if module.module_id is None else str(module.module_id),
-                      escape(module.normalised or module.label), ", ".join(module.stages) or "-",
-                      human_size(module.size), count, "[green]main[/]" if row.is_main else "",
-                      style=style)
+        count = Text("unreadable", style="red") if row.error else \
+            Text("" if row.instructions is None else str(row.instructions))
+        rows.append(("" if module.module_id is None else str(module.module_id),
+                     terminal(shorten.program(module.normalised or module.label)),
+                     ", ".join(module.stages) or "-", human_size(module.size), count,
+                     Text("main", style="green") if row.is_main else "", row.is_main))
+    fixed = [_widest(["id"] + [r[0] for r in rows]), _widest(["stages"] + [r[2] for r in rows]),
+             _widest(["size"] + [r[3] for r in rows]), len("instructions"), len("main")]
+    (name,) = _share(out.width, fixed, [_widest(["program"] + [r[1] for r in rows])])
+    _set_widths(table, {1: name})
+    for ident, program, stages, size, count, main, is_main in rows:
+        table.add_row(ident, shorten.middle(program, name), stages, size, count, main,
+                      style="bold" if is_main else None)
     out.print(table)
     main = listing.main.module
     number = "" if main.module_id is None else f"module {main.module_id}, "
-    out.print(f"main program: {number}{main.normalised} ({listing.main.reason})", markup=False)
-    out.print(f"  {main.path}", style="dim", markup=False)
+    out.print(_text(f"main program: {number}{main.normalised or main.label} "
+                    f"({listing.main.reason})"))
+    out.print(_text(f"  {main.path}", style="dim"), soft_wrap=True)
     for row in listing.rows:
         if row.error:
-            out.print(f"[red]{escape(row.module.label)}:[/] {escape(row.error)}", markup=True)
+            out.print(Text.assemble((terminal(row.module.label) + ":", "red"), " ",
+                                    terminal(row.error)))
     if dump.unknown:
         names = ", ".join(f.relative for f in dump.unknown[:10])
         more = f" and {len(dump.unknown) - 10} more" if len(dump.unknown) > 10 else ""
-        out.print(f"{_count(len(dump.unknown), 'file')} not named the way XLA names dumps "
-                  f"(listed, not read): {names}{more}", markup=False)
+        out.print(_text(f"{_plural(len(dump.unknown), 'file')} not named the way XLA names dumps "
+                        f"(listed, not read): {names}{more}"))
     if explain:
-        _explain_names(out, listing)
+        _legend(out, listing)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def _explain_names(out: Console, listing: Listing) -> None:
-    """Each module's file names cut into parts, every distinct part explained once."""
+def _legend(out: Console, listing: Listing) -> None:
+    """Each kind of part the dump's file names are made of, explained once."""
+    parts = legend(listing.dump.files)
     out.print()
-    out.print("[bold]What the file names mean[/]")
-    for row in listing.rows:
-        module = row.module
-        out.print(f"{module.label}.*  ({len(module.files)} files)", style="cyan", markup=False)
-        _explain_files(out, module.files)
-    if listing.dump.unknown:
-        out.print("other files", style="cyan")
-        _explain_files(out, listing.dump.unknown)
-
-
-def _explain_files(out: Console, files: tuple[DumpFile, ...]) -> None:
+    out.print("What the file names mean", style="bold")
     grid = Table.grid(padding=(0, 2))
-    grid.add_column(no_wrap=True)
+    names = [terminal(shorten.program(p.text)) for p in parts]
+    width = min(_widest(names), max(out.width // 3, 30))
+    grid.add_column(no_wrap=True, width=width)
     grid.add_column(overflow="fold")
-    explained: set[str] = set()
-    per_kernel: dict[str, int] = {}
-    for file in files:
-        if file.detail:  # one .ll or .o per kernel: explain the first of each kind
-            per_kernel[file.kind] = per_kernel.get(file.kind, 0) + 1
-            if per_kernel[file.kind] > 1:
-                continue
-        for part in explain_name(file):
-            if part.text not in explained:
-                explained.add(part.text)
-                grid.add_row(Text("  " + part.text), Text(part.meaning))
-    for kind, count in per_kernel.items():
-        if count > 1:
-            grid.add_row(Text(""), Text(f"(and {count - 1} more {kind} files, one per kernel)"))
+    for name, part in zip(names, parts):
+        grid.add_row(Text(shorten.middle(name, width), style="cyan"), _text(part.meaning))
     out.print(grid)
 
 
-def varying_constants_table(paths: list[str], varying, stream: TextIO | None = None) -> None:
-    """Constants whose value is not the same in every run: one column per run."""
-    out = console(stream)
-    if not varying:
-        out.print(f"No constant varies across the {len(paths)} runs.")
-        return
-    table = Table(title=f"{len(varying)} constants vary across {len(paths)} runs",
-                  title_justify="left")
-    table.add_column("constant")
-    table.add_column("shape")
-    for n, _ in enumerate(paths, 1):
-        table.add_column(f"run {n}", overflow="fold")
-    table.add_column("op_name (origin)", overflow="fold")
-    table.add_column("source", overflow="fold")
-    for item in varying:
-        site = item.site
-        values = ["[dim](none)[/]" if v is None else escape(_short(v)) for v in item.values]
-        table.add_row(escape(site.name), escape(str(site.shape)), *values,
-                      escape(site.origin.op_name or ""), escape(site.origin.location or ""))
-    out.print(table)
-    for n, path in enumerate(paths, 1):
-        out.print(f"[dim]run {n}: {escape(str(path))}[/]")
+# --- diff -----------------------------------------------------------------------------------
 
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-_VERDICT_STYLE = {True: "bold green", False: "bold red", None: "bold yellow"}
+def _verdict_style(report) -> str:
+    """Green for the same executable and no recompile, yellow where the dumps
+    cannot tell, red otherwise."""
+    if report.same_executable is True and report.recompiles is False:
+        return "bold green"
+    if report.same_executable is False or report.recompiles is True:
+        return "bold red"
+    return "bold yellow"
+# Short names for the moves column; a key not listed here shows by its name.
+_HASH_SHORT = {"xla_executable_fingerprint": "XLA", "jax_cache_key": "JAX",
+               "tf_persistent_cache_key": "TF", "tf_compile_signature": "TF signature",
+               "torch_xla_graph_hash": "torch-xla", "graphcore_hlo_hash": "Graphcore"}
+_VALUE_LIMIT = 40
 
 
 def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
@@ -229,73 +369,142 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     """The diff report: verdict, compared modules, ranked findings, details, hashes.
 
     ``title`` (the path in the repository, under git) heads it, so several
-    files in one ``git diff`` stay apart.
+    files in one ``git diff`` stay apart. The table shows the findings that
+    move a cache key (or might), at most ``rows``; a footer counts what it
+    leaves out, by kind.
     """
     from ..analysis.hashes import HASHES
-    from .report import verdict_line
 
     out = console(stream)
+    spell = _Fitted(out.width)
     if title:
-        out.print(f"[bold]{escape(title)}[/]")
-    out.print(f"[{_VERDICT_STYLE[rep.same_executable]}]{escape(verdict_line(rep))}[/]")
+        out.print(_text(title, style="bold"), soft_wrap=True)
+    out.print(Text(verdict_line(rep, spell), style=_verdict_style(rep)))
     for module in rep.modules:
-        out.print(f"[dim]{escape(f'compared {module.a} with {module.b} (paired by {module.how})')}[/]")
-    shown = [f for f in rep.findings if f.moves_a_hash or f.kind == "elided_constant"]
-    shown = (shown or list(rep.findings))[:rows]
-    if rep.findings:
-        table = Table(title_justify="left", show_lines=False)
-        for name, justify in (("#", "right"), ("kind", "left"), ("stage", "left"),
-                              ("old -> new", "left"), ("count", "right"),
-                              ("origin", "left"), ("moves", "left")):
-            table.add_column(name, justify=justify, overflow="fold")
-        for n, f in enumerate(shown, 1):
-            change = f"{_short(f.old or '(none)', 40)} -> {_short(f.new or '(none)', 40)}"
-            origin = "\n".join(filter(None, (f.origin.op_name, f.origin.location)))
-            table.add_row(str(n), f.kind, _STAGE_SHORT.get(f.stage, f.stage), escape(change),
-                          str(f.count), escape(origin), ", ".join(_HASH_SHORT[h] for h in f.affects)
-                          or "[dim]nothing[/]")
-        out.print(table)
-        rest = len(rep.findings) - len(shown)
-        if rest:
-            out.print(f"[dim]... and {rest} more finding{'s' if rest != 1 else ''} "
-                      "(metadata and other differences that move no cache key; "
-                      "--format json lists them all)[/]")
-        for n, f in enumerate(shown[:details], 1):
-            _finding_details(out, n, f)
-    hashes = "  ".join(f"{h.title}: {_yes_no(rep.hashes[h.name])}" for h in HASHES
-                       if h.name in rep.hashes)
-    out.print(f"[dim]{hashes}[/]")
-    for note in rep.notes:
-        out.print(f"[yellow]note:[/] {escape(note)}")
+        out.print(_text(f"compared {_label(module.a)} with {_label(module.b)} "
+                        f"(paired by {module.how})", style="dim"))
+    findings = list(rep.findings)
+    eligible = [f for f in findings if f.moves_a_hash or f.kind == "elided_constant"]
+    shown = (eligible or findings)[:rows]
+    if shown:
+        out.print(_findings_table(shown, out.width))
+        hidden = [f for f in findings if f not in shown]
+        if hidden:
+            out.print(Text(_hidden(hidden), style="dim"))
+        for n, finding in enumerate(shown[:details], 1):
+            _finding_details(out, n, finding)
+    for run, labels in zip("ab", extra_compilations(rep)):
+        if labels:
+            out.print(Text.assemble(
+                ("extra compilations:", "yellow"),
+                f" run {run} alone compiled {_plural(len(labels), 'module')}: ",
+                ", ".join(terminal(shorten.program(label)) for label in labels)))
+    hashes = [f"{h.title}: {_yes_no(rep.hashes[h.name])}" for h in HASHES if h.name in rep.hashes]
+    if len("  ".join(hashes)) > out.width:
+        for line in hashes:
+            out.print(line, style="dim")
+    else:
+        out.print("  ".join(hashes), style="dim")
+    for note in dict.fromkeys(rep.notes):
+        out.print(Text.assemble(("note:", "yellow"), " ", terminal(note)))
 
 
-_STAGE_SHORT = {"before_optimizations": "before", "after_optimizations": "after"}
-_HASH_SHORT = {"xla_executable_fingerprint": "XLA fingerprint", "jax_cache_key": "JAX key",
-               "tf_persistent_cache_key": "TF cache key", "tf_compile_signature": "TF signature",
-               "torch_xla_graph_hash": "torch-xla hash", "graphcore_hlo_hash": "Graphcore"}
+def _label(label: str | None) -> str:
+    return shorten.program(label) if label else "(none)"
+
+
+def _change(old: str | None, new: str | None, limit: int = _VALUE_LIMIT) -> str:
+    return " -> ".join("(none)" if v is None else _short(terminal(v), limit) for v in (old, new))
+
+
+def _findings_table(findings, width: int) -> Table:
+    """One row per finding. The wide column holds what changed, and under it
+    where it came from (op_name, then file:line), shortened to the column;
+    the stage sits under the kind."""
+    table = _table(("#", "right"), ("kind", "left"), ("old -> new, origin", "left"),
+                   ("count", "right"), ("moves", "left"))
+    rows = []
+    for n, f in enumerate(findings, 1):
+        rows.append((str(n), f.kind, STAGE_WORDS.get(f.stage, f.stage), _change(f.old, f.new),
+                     str(f.count), terminal(f.origin.op_name or ""),
+                     terminal(f.origin.location or ""),
+                     [_HASH_SHORT.get(h, h) for h in f.affects]))
+    fixed = [_widest(["#"] + [r[0] for r in rows]), _widest(["kind"] + [r[1] for r in rows] +
+                                                           [r[2] for r in rows]),
+             _widest(["count"] + [r[4] for r in rows])]
+    natural = _widest(["old -> new, origin"] + [r[3] for r in rows] +
+                      [f"{r[5]}  {r[6]}".strip() for r in rows])
+    moves = _widest(["moves"] + [", ".join(r[7]) or "nothing" for r in rows])
+    (change,) = _share(width, fixed + [moves], [natural], floor=20)
+    if change < min(natural, 40):  # narrow: one hash name a line leaves more for the change
+        moves = _widest(["moves"] + [name + "," for r in rows for name in r[7] or ["nothing"]])
+        (change,) = _share(width, fixed + [moves], [natural], floor=20)
+    table.columns[2].width = change
+    table.columns[2].overflow = "fold"
+    table.columns[4].width = moves
+    for n, kind, stage, text, count, op_name, location, hashes in rows:
+        cell = Text(text)
+        if op_name or location:
+            cell.append("\n").append_text(_origin(op_name, location, change))
+        table.add_row(n, Text.assemble(kind, "\n", (stage, "dim")), cell, count,
+                      Text(", ".join(hashes)) if hashes else Text("nothing", style="dim"))
+    return table
+
+
+def _hidden(hidden) -> str:
+    """What the table left out, told truly: how many move a cache key, how
+    many might, how many move none, each by kind."""
+    groups = (("that move a cache key", [f for f in hidden if f.moves_a_hash]),
+              ("that might (constants XLA did not print)",
+               [f for f in hidden if not f.moves_a_hash and f.kind == "elided_constant"]),
+              ("that move no cache key",
+               [f for f in hidden if not f.moves_a_hash and f.kind != "elided_constant"]))
+    parts = []
+    for what, findings in groups:
+        if findings:
+            kinds = Counter(f.kind for f in findings)
+            parts.append(f"{len(findings)} {what} ("
+                         + ", ".join(f"{n} {kind}" for kind, n in kinds.items()) + ")")
+    return f"... and {_plural(len(hidden), 'more finding')}: " + "; ".join(parts) + \
+        "; --format json lists them all"
+
+
+def _place(where) -> str:
+    """``computation/instruction``, or whichever of the two there is."""
+    name = where.b or where.a
+    computation = shorten.program(terminal(where.computation or ""))
+    return "/".join(filter(None, (computation, terminal(name) if name else "")))
+
+
+def _finding_details(out: Console, n: int, finding) -> None:
+    """The lines under the table for one finding: detail, call stack, places,
+    and the changes that follow from it."""
+    width = out.width - 4
+    lines = []
+    if finding.detail:
+        lines.append(terminal(finding.detail))
+    stack = " < ".join(f"{shorten.middle(terminal(f.function), width)} "
+                       f"({shorten.location(terminal(f'{f.file}:{f.line}'), width - 2)})"
+                       for f in finding.origin.stack[:4])
+    if stack:
+        lines.append(f"stack: {stack}")
+    places = [p for p in (_place(w) for w in finding.where) if p]
+    if places:
+        more = f" and {len(places) - 4} more" if len(places) > 4 else ""
+        lines.append("at " + ", ".join(shorten.middle(p, width - 1) for p in places[:4]) + more)
+    for d in finding.derived:
+        example = f" (e.g. {_change(d.old, d.new, 30)})" if d.old or d.new else ""
+        lines.append(f"follows from it: {_plural(d.count, d.kind + ' change')}{example}")
+    if lines:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True, width=3, style="bold")
+        grid.add_column()
+        grid.add_row(f"{n}.", Text("\n".join(lines)))
+        out.print(grid)
 
 
 def _yes_no(value) -> str:
     return {True: "changed", False: "unchanged", None: "cannot tell"}[value]
-
-
-def _finding_details(out: Console, n: int, finding) -> None:
-    lines = []
-    if finding.detail:
-        lines.append(finding.detail)
-    stack = " < ".join(f"{f.function} ({f.file}:{f.line})" for f in finding.origin.stack[:4])
-    if stack:
-        lines.append(f"stack: {stack}")
-    places = ", ".join(f"{_short(w.computation, 40)}/{w.b or w.a}" for w in finding.where[:4])
-    if places:
-        more = f" and {len(finding.where) - 4} more" if len(finding.where) > 4 else ""
-        lines.append(f"at {places}{more}")
-    for d in finding.derived:
-        lines.append(f"follows from it: {d.count} {d.kind} change{'s' if d.count != 1 else ''}"
-                     + (f" (e.g. {_short(d.old or '', 30)} -> {_short(d.new or '', 30)})"
-                        if d.old or d.new else ""))
-    if lines:
-        out.print(f"[bold]{n}.[/] " + escape("\n   ".join(lines)))
 
 
 def one_sided(path: str, *, added: bool, stream: TextIO | None = None) -> None:
@@ -303,24 +512,26 @@ def one_sided(path: str, *, added: bool, stream: TextIO | None = None) -> None:
     out = console(stream)
     what = "added: a new program, compiled for the first time" if added else \
         "deleted: its program is no longer compiled"
-    out.print(f"[bold]{escape(path)}[/]: {what}")
+    out.print(Text.assemble((terminal(path), "bold"), f": {what}"))
 
+
+# --- git, baseline, log ----------------------------------------------------------------------
 
 def git_setup(settings, applied_to=None, stream: TextIO | None = None) -> None:
     """The git settings as lines to paste, or where they were written."""
     out = console(stream)
     if applied_to is not None:
-        out.print(f"wrote {len(settings.config)} settings to {applied_to}/.git/config and "
-                  f"{len(settings.attributes)} lines to {applied_to}/.gitattributes", markup=False)
+        out.print(_text(f"wrote {len(settings.config)} settings to {applied_to}/.git/config and "
+                        f"{len(settings.attributes)} lines to {applied_to}/.gitattributes"))
         return
-    out.print("# .gitattributes", markup=False)
+    out.print("# .gitattributes")
     for line in settings.attributes:
-        out.print(line, markup=False)
-    out.print("\n# git config (run inside the repository)", markup=False)
+        out.print(line)
+    out.print("\n# git config (run inside the repository)")
     for key, value in settings.config:
-        out.print(f"git config {key} {_shell_quote(value)}", markup=False)
+        out.print(f"git config {key} {_shell_quote(value)}", soft_wrap=True)
     out.print("\n# one-off: git -c diff.external='hlodiff diff' diff   "
-              "or   git difftool -t hlodiff", markup=False)
+              "or   git difftool -t hlodiff", soft_wrap=True)
 
 
 def _shell_quote(text: str) -> str:
@@ -331,31 +542,41 @@ def baseline_written(path, document, stream: TextIO | None = None) -> None:
     """Which programs a baseline file now holds."""
     out = console(stream)
     programs = ", ".join(m["program"] for m in document["modules"])
-    out.print(f"recorded {_count(len(document['modules']), 'module')} ({programs}) in {path}",
-              markup=False)
+    recorded = _plural(len(document["modules"]), "module")
+    out.print(_text(f"recorded {recorded} ({programs}) in {path}"))
 
 
 def compile_log_table(summaries, stream: TextIO | None = None) -> None:
-    """One row per program: how often it compiled, under how many keys, why."""
+    """One row per program: how often it compiled, under how many keys, in
+    which dump modules; then, for each, the last cause the log gives and the
+    two modules to diff next."""
     out = console(stream)
     if not summaries:
-        out.print("No compilations found. Turn the framework's logging on (see hlodiff log --help).")
+        out.print("No compilations found. Turn the framework's logging on "
+                  "(see hlodiff log --help).")
         return
-    table = Table(title_justify="left", title=f"{_count(len(summaries), 'program')} compiled")
-    for name, justify in (("program", "left"), ("compilations", "right"),
-                          ("recompilations", "right"), ("distinct keys", "right"),
-                          ("cache hits", "right"), ("dump modules", "left"),
-                          ("last cause", "left")):
-        table.add_column(name, justify=justify, overflow="fold")
+    out.print(f"{_plural(len(summaries), 'program')} compiled", style="bold")
+    table = _table(("program", "left"), ("compiled", "right"), ("recompiled", "right"),
+                   ("keys", "right"), ("cache hits", "right"), ("dump modules", "left"))
+    rows = [(terminal(shorten.program(s.program)), str(len(s.compilations)),
+             str(s.recompilations), str(len(s.keys)), str(s.cache_hits),
+             ", ".join(str(i) for i, _ in s.modules)) for s in summaries]
+    fixed = [_widest([h] + [r[i] for r in rows]) for i, h in
+             ((1, "compiled"), (2, "recompiled"), (3, "keys"), (4, "cache hits"))]
+    dump_modules = min(_widest(["dump modules"] + [r[5] for r in rows]), 16)
+    (program,) = _share(out.width, fixed + [dump_modules],
+                        [_widest(["program"] + [r[0] for r in rows])])
+    _set_widths(table, {0: program})
+    table.columns[5].width = dump_modules
+    for s, (name, *cells) in zip(summaries, rows):
+        table.add_row(shorten.middle(name, program), *cells,
+                      style="bold red" if s.recompilations else None)
+    out.print(table)
     for s in summaries:
         last = s.compilations[-1]
         cause = "; ".join(filter(None, (last.cause, last.where)))
-        style = "bold red" if s.recompilations else None
-        table.add_row(s.program, str(len(s.compilations)), str(s.recompilations), str(len(s.keys)),
-                      str(s.cache_hits), ", ".join(str(i) for i, _ in s.modules),
-                      escape(_short(cause, 120)), style=style)
-    out.print(table)
-    for s in summaries:
+        if cause:
+            out.print(_text(f"{s.program}: last cause: {_short(cause, 400)}"))
         if s.recompilations and s.diff_next:
-            out.print(f"{s.program}: diff next: hlodiff diff {s.diff_next[0]} {s.diff_next[1]}",
-                      markup=False, soft_wrap=True)
+            out.print(_text(f"{s.program}: diff next: hlodiff diff {s.diff_next[0]} "
+                            f"{s.diff_next[1]}"), soft_wrap=True)

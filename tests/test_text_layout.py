@@ -1,0 +1,179 @@
+"""The text report as people read it: at 80 and 120 columns, piped and in a terminal.
+
+Lines fit the page; an op_name or a ``file:line`` is never split across
+lines (it is shortened in the middle instead); the footer says truly what
+the table left out; no placeholder (``None``, ``module_?``) shows; the
+stages are named with the same words everywhere.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import replace
+
+import pytest
+
+from conftest import CORPUS
+from hlodiff.analysis.compare import compare
+from hlodiff.render import text as render_text
+from hlodiff.render.report import EXTRA_COMPILATION, STAGE_WORDS, markdown
+from test_hostile_output import OWN_ESCAPE, run_in_terminal
+
+# A constant with a source line, TF's long names, many findings, module-level
+# findings with no place, torch's parameters, notes about other modules.
+CASES = ("jax_learning_rate", "jax_dtype", "jax_donation", "jax_batch_size", "tf_dtype",
+         "torch_special_scalar", "tf_extra_compilations")
+WIDTHS = (80, 120)
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {case: compare(CORPUS / case / "run_a", CORPUS / case / "run_b") for case in CASES}
+
+
+def shown(report, width: int, monkeypatch) -> str:
+    monkeypatch.setenv("COLUMNS", str(width))
+    stream = io.StringIO()
+    render_text.report(report, stream)
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("case", CASES)
+def test_every_line_fits_the_page(reports, case, width, monkeypatch):
+    lines = shown(reports[case], width, monkeypatch).splitlines()
+    assert lines and all(len(line) <= width for line in lines), \
+        [line for line in lines if len(line) > width]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("case", CASES)
+def test_op_names_and_source_lines_are_never_split(reports, case, width, monkeypatch):
+    """Each origin in the table is on one line, whole or shortened to its last
+    scope components; each file:line whole or shortened to its file name."""
+    words = shown(reports[case], width, monkeypatch).split()
+    for finding in [f for f in reports[case].findings if f.moves_a_hash][:15]:
+        for name in filter(None, (finding.origin.op_name, finding.origin.location)):
+            assert any(word == name or word.startswith("…/") and name.endswith(word[1:])
+                       for word in words), name
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_footer_counts_what_the_table_leaves_out(reports, case, monkeypatch):
+    report = reports[case]
+    text = shown(report, 120, monkeypatch)
+    moving = [f for f in report.findings if f.moves_a_hash]
+    quiet = [f for f in report.findings if not f.moves_a_hash and f.kind != "elided_constant"
+             and f.kind not in EXTRA_COMPILATION]
+    hidden_moving = max(len(moving) - 15, 0)
+    footer = " ".join(line for line in text.splitlines() if line.startswith("... and ") or
+                      "--format json lists them all" in line)
+    if not hidden_moving and not (quiet and moving):
+        assert footer == ""
+        return
+    assert f"... and {hidden_moving + (len(quiet) if moving else 0)} more finding" in footer
+    if hidden_moving:
+        assert f"{hidden_moving} that move a cache key" in footer
+    if quiet and moving:
+        kinds = {f.kind for f in quiet}
+        assert f"{len(quiet)} that move no cache key (" in footer
+        assert all(kind in footer for kind in kinds)
+
+
+def test_the_footer_never_calls_hidden_key_movers_metadata(reports, monkeypatch):
+    """jax_dtype moves keys in 35 findings; 15 fit the table. The rest are said to move keys."""
+    text = " ".join(shown(reports["jax_dtype"], 120, monkeypatch).split())
+    moving = [f for f in reports["jax_dtype"].findings if f.moves_a_hash]
+    assert len(moving) > 15
+    assert f"{len(moving) - 15} that move a cache key" in text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("case", CASES)
+def test_no_placeholder_shows(reports, case, width, monkeypatch):
+    text = shown(reports[case], width, monkeypatch)
+    for placeholder in ("None", "module_?", "/None", " at /", "e.g.  ->"):
+        assert placeholder not in text, placeholder
+
+
+@pytest.mark.xfail(strict=True, reason="analysis/diff.py (_metadata_difference) writes "
+                                       "str(None) when one side has no op_name")
+def test_no_placeholder_shows_in_markdown(reports):
+    assert "`None`" not in markdown(reports["jax_batch_size"])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_stages_have_the_same_words_in_text_and_markdown(reports, case, monkeypatch):
+    report = reports[case]
+    words = {STAGE_WORDS[f.stage] for f in report.findings}
+    assert words <= {"before", "after", "both"}
+    rows = [line.split(" | ") for line in markdown(report).splitlines() if re.match(r"\| \d+ \|", line)]
+    assert {row[2] for row in rows} <= words
+    text = shown(report, 120, monkeypatch)
+    under_kinds = set(re.findall(r"^ +(before|after|both|unknown)\b", text, re.M))
+    findings = [f for f in report.findings if f.kind not in EXTRA_COMPILATION]
+    in_table = [f for f in findings if f.moves_a_hash] or findings
+    assert under_kinds == {STAGE_WORDS[f.stage] for f in in_table[:15]}
+
+
+def test_each_note_is_printed_once(reports, monkeypatch):
+    report = reports["tf_extra_compilations"]
+    assert report.notes
+    doubled = replace(report, notes=report.notes + report.notes)
+    text = " ".join(shown(doubled, 120, monkeypatch).split())
+    assert all(text.count(f"note: {note}") == 1 for note in report.notes)
+
+
+def test_extra_compilations_have_their_own_section_not_rows_of_the_table(reports, monkeypatch):
+    report = reports["tf_extra_compilations"]
+    text = " ".join(shown(report, 80, monkeypatch).split())
+    assert text.startswith("Same executable: nothing the compiler sees differs; 2 extra "
+                           "compilations in one run.")
+    assert "extra compilations: run b alone compiled 2 modules: module_0000.a_inference_running_" \
+           "mean_16…, module_0001.a_inference_outer_max_35…" in text
+    assert "module_added" not in text and "recompile" not in text
+    comment = markdown(report)
+    assert "| 1 |" not in comment and "Extra compilations: run b alone compiled " \
+        "`module_0000.a_inference_running_mean_16…`, `module_0001.a_inference_outer_max_35…`." \
+        in comment
+
+
+def test_tf_module_names_are_cut_after_function_and_counter(reports, monkeypatch):
+    text = shown(reports["tf_dtype"], 120, monkeypatch)
+    assert "compared module_0154.a_inference_train_step_480… with " \
+           "module_0154.a_inference_train_step_491… (paired by name)" in text
+    assert "XlaMustCompile" not in text
+
+
+def test_piped_output_follows_columns(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert render_text.page_width(io.StringIO()) == 100
+    monkeypatch.delenv("COLUMNS")
+    assert render_text.page_width(io.StringIO()) in (render_text.PIPED_WIDTH, _stderr_width())
+
+
+def _stderr_width() -> int | None:
+    """pytest may run with stderr on a terminal: piped stdout then takes its width."""
+    import os
+    import sys
+    try:
+        return os.get_terminal_size(sys.__stderr__.fileno()).columns
+    except OSError:
+        return None
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("command", [
+    ["diff", str(CORPUS / "tf_dtype" / "run_a"), str(CORPUS / "tf_dtype" / "run_b")],
+    ["ls", "--explain", str(CORPUS / "tf_dtype" / "run_a")],
+    ["constants", str(CORPUS / "jax_learning_rate" / "run_a"),
+     str(CORPUS / "jax_learning_rate" / "run_b")],
+    ["log", str(CORPUS / "logs" / "jax.log")],
+], ids=["diff", "ls --explain", "constants", "log"])
+def test_a_terminal_gets_lines_as_wide_as_itself(command, width):
+    output = OWN_ESCAPE.sub(b"", run_in_terminal(command, {}, columns=width)).decode()
+    lines = output.splitlines()
+    # a line that ends in a file path keeps it whole, for copying: the terminal wraps it
+    long = [line for line in lines if len(line) > width]
+    assert all("/" in line.split()[-1] for line in long), long
