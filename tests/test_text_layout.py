@@ -17,7 +17,7 @@ import pytest
 from conftest import CORPUS
 from hlodiff.analysis.compare import compare
 from hlodiff.render import text as render_text
-from hlodiff.render.report import EXTRA_COMPILATION, STAGE_WORDS, markdown
+from hlodiff.render.report import STAGE_WORDS, markdown
 from test_hostile_output import OWN_ESCAPE, run_in_terminal
 
 # A constant with a source line, TF's long names, many findings, module-level
@@ -65,7 +65,7 @@ def test_the_footer_counts_what_the_table_leaves_out(reports, case, monkeypatch)
     text = shown(report, 120, monkeypatch)
     moving = [f for f in report.findings if f.moves_a_hash]
     quiet = [f for f in report.findings if not f.moves_a_hash and f.kind != "elided_constant"
-             and f.kind not in EXTRA_COMPILATION]
+             ]
     hidden_moving = max(len(moving) - 15, 0)
     footer = " ".join(line for line in text.splitlines() if line.startswith("... and ") or
                       "--format json lists them all" in line)
@@ -112,7 +112,7 @@ def test_stages_have_the_same_words_in_text_and_markdown(reports, case, monkeypa
     assert {row[2] for row in rows} <= words
     text = shown(report, 120, monkeypatch)
     under_kinds = set(re.findall(r"^ +(before|after|both|unknown)\b", text, re.M))
-    findings = [f for f in report.findings if f.kind not in EXTRA_COMPILATION]
+    findings = list(report.findings)
     in_table = [f for f in findings if f.moves_a_hash] or findings
     assert under_kinds == {STAGE_WORDS[f.stage] for f in in_table[:15]}
 
