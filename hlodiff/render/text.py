@@ -414,7 +414,7 @@ def _label(label: str | None) -> str:
 
 
 def _change(old: str | None, new: str | None, limit: int = _VALUE_LIMIT) -> str:
-    return " -> ".join("(none)" if v is None else _short(terminal(v), limit) for v in (old, new))
+    return " -> ".join("(none)" if not v else _short(terminal(v), limit) for v in (old, new))
 
 
 def _findings_table(findings, width: int) -> Table:
