@@ -330,29 +330,3 @@ def baseline_written(path, document, stream: TextIO | None = None) -> None:
     programs = ", ".join(m["program"] for m in document["modules"])
     out.print(f"recorded {_count(len(document['modules']), 'module')} ({programs}) in {path}",
               markup=False)
-
-
-def compile_log_table(summaries, stream: TextIO | None = None) -> None:
-    """One row per program: how often it compiled, under how many keys, why."""
-    out = console(stream)
-    if not summaries:
-        out.print("No compilations found. Turn the framework's logging on (see hlodiff log --help).")
-        return
-    table = Table(title_justify="left", title=f"{_count(len(summaries), 'program')} compiled")
-    for name, justify in (("program", "left"), ("compilations", "right"),
-                          ("recompilations", "right"), ("distinct keys", "right"),
-                          ("cache hits", "right"), ("dump modules", "left"),
-                          ("last cause", "left")):
-        table.add_column(name, justify=justify, overflow="fold")
-    for s in summaries:
-        last = s.compilations[-1]
-        cause = "; ".join(filter(None, (last.cause, last.where)))
-        style = "bold red" if s.recompilations else None
-        table.add_row(s.program, str(len(s.compilations)), str(s.recompilations), str(len(s.keys)),
-                      str(s.cache_hits), ", ".join(str(i) for i, _ in s.modules),
-                      escape(_short(cause, 120)), style=style)
-    out.print(table)
-    for s in summaries:
-        if s.recompilations and s.diff_next:
-            out.print(f"{s.program}: diff next: hlodiff diff {s.diff_next[0]} {s.diff_next[1]}",
-                      markup=False, soft_wrap=True)
