@@ -40,11 +40,14 @@ def _by_name(found: dict[str, Program], truth: dict) -> None:
 
 def _tensorflow(found: dict[str, Program], truth: dict) -> None:
     """TensorFlow: counts per concrete function when the log names them, per tf.function else."""
-    functions = truth["functions"]
+    functions = {name: f for name, f in truth["functions"].items()
+                 if f["compilations"] + f["cache_loads"]}  # the rest never reached XLA
+    compiled = {name: p for name, p in truth["programs"].items()
+                if p["compilations"] + p["cache_loads"]}
     named = {concrete: count for p in found.values() for concrete, count in p.concrete_functions}
     if named:
-        assert sorted(named) == sorted(truth["programs"])
-        for concrete, expected in truth["programs"].items():
+        assert sorted(named) == sorted(compiled)
+        for concrete, expected in compiled.items():
             assert named[concrete] == expected["compilations"], concrete
         for function in functions.values():
             owner = {p.name for p in found.values()
@@ -81,13 +84,16 @@ def _pytorch(found: dict[str, Program], truth: dict) -> None:
     assert sum(per_role.values()) == truth["programs"]["SyncTensorsGraph"]["compilations"]
 
 
+_CHECKS = {"jax": _by_name, "graphcore-tensorflow": _by_name, "tensorflow": _tensorflow,
+           "pytorch": _pytorch}
+DUMPS = [t for t in TRUTHS if (LOGS / f"{t.name.split('.')[0]}_dump").is_dir()]
+
+
 @pytest.mark.parametrize("truth_file", TRUTHS, ids=[t.name.split(".")[0] for t in TRUTHS])
 def test_every_log_counts_what_its_framework_counted(truth_file):
     truth = json.loads(truth_file.read_text())
     found = programs(truth["log"])
-    check = {"jax": _by_name, "graphcore-tensorflow": _by_name, "tensorflow": _tensorflow,
-             "pytorch": _pytorch}[truth["framework"]]
-    check(found, truth)
+    _CHECKS[truth["framework"]](found, truth)
     recompiled = {p.name for p in found.values() if p.recompiled}
     if truth["framework"] == "tensorflow":
         owners = {name: {p.name for p in found.values()
@@ -103,6 +109,18 @@ def test_every_log_counts_what_its_framework_counted(truth_file):
         expected = set(truth["recompiled_user_programs"])
     assert recompiled == expected
     run_cli("log", str(LOGS / truth["log"]), expect=0 if truth["healthy"] else 1)
+
+
+@pytest.mark.parametrize("truth_file", DUMPS, ids=[t.name.split(".")[0] for t in DUMPS])
+def test_with_its_dump_every_compilation_finds_its_module(truth_file):
+    """The dump names what the log does not (TensorFlow at device_compiler=1) and gives
+    each compilation its module, by program name and order."""
+    truth = json.loads(truth_file.read_text())
+    found = programs(truth["log"], dump=LOGS / f"{truth_file.name.split('.')[0]}_dump")
+    _CHECKS[truth["framework"]](found, truth)
+    modules = [m for p in found.values() for m in p.modules]
+    assert None not in modules and len(modules) == len({m.module_id for m in modules}) == \
+        sum(len(p.compilations) for p in found.values())
 
 
 def test_warm_persistent_caches_compile_nothing():

@@ -16,7 +16,7 @@ import pytest
 from conftest import CORPUS, run_cli
 
 from hlodiff.dumps import load_dump
-from hlodiff.integrations.compile_log import scan, summarise
+from hlodiff.integrations.compile_log import concrete_function, scan, summarise
 from hlodiff.integrations.recompiles import explain_log, find_recompilations
 
 CASES = sorted(t.parent for t in CORPUS.glob("*/truth.json")
@@ -78,6 +78,17 @@ def test_framework_set_up_ops_compiled_twice_do_not_fail_the_run():
     assert "jit_broadcast_in_dim compiled 2 times" in out and "framework set-up op" in out
     found = find_recompilations(load_dump(CORPUS / "logs" / "jax_log_compiles_dump"))
     assert [p.program for p in found if p.user] == ["jit_train_step"]
+
+
+def test_keras_train_test_and_predict_steps_are_three_programs():
+    """All three are ``one_step_on_data``; the truth file groups their concrete functions."""
+    truth = json.loads((CORPUS / "logs" / "tf_keras_fit_v3.truth.json").read_text())
+    found = find_recompilations(load_dump(CORPUS / "logs" / "tf_keras_fit_v3_dump"))
+    grouped = sorted(sorted({concrete_function(m.program) for m in p.modules}) for p in found)
+    assert grouped == sorted(sorted(f["concrete_functions"]) for f in truth["functions"].values()
+                             if f["compilations"] > 1)
+    assert [r.cause for p in found for r in p.recompilations] == [
+        "batch 4 -> 2 (arg0, arg1)", "batch 4 -> 2 (arg0, arg1)", "batch 4 -> 1 (arg0)"]
 
 
 def test_pytorch_graphs_of_different_inputs_are_different_programs():

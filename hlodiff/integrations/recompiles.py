@@ -80,7 +80,8 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
     graph ``SyncTensorsGraph`` and TensorFlow gives Keras' train, test and
     predict steps one name, so for them modules that take different numbers
     of inputs are different programs (a new batch changes shapes, not their
-    number). A JAX program's name is its function's: one name is one program.
+    number); those share a name, so each is told by its first module. A
+    JAX program's name is its function's: one name is one program.
     """
     groups: dict[tuple, list[DumpModule]] = {}
     for module in dump.modules:
@@ -90,8 +91,10 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
         if module.name.frontend in ("tensorflow", "pytorch"):
             key += (len(entry_types(module)),)
         groups.setdefault(key, []).append(module)
-    return [(modules[0].normalised, tuple(modules)) for modules in groups.values()
-            if len(modules) > 1]
+    names = Counter(key[0] for key in groups)
+    return [(modules[0].normalised if names[key[0]] == 1
+             else f"{modules[0].normalised} [module_{modules[0].module_id:04d}]", tuple(modules))
+            for key, modules in groups.items() if len(modules) > 1]
 
 
 def find_recompilations(dump: Dump) -> list[RecompiledProgram]:
