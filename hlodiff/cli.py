@@ -295,8 +295,10 @@ def _one_run(target: Path) -> str:
         names = ", ".join(f"{name} ({len(modules)} times)" for name, modules in twice[:3])
         return (f"{target}: diff compares two runs (A B); this one run compiled {names}: "
                 f"hlodiff recompiles {target} explains each recompilation")
-    return (f"{target}: diff compares two runs (A B), got one; it compiled each program once, "
-            "so give the dump of a second run to compare it with")
+    if target.is_dir():
+        return (f"{target}: diff compares two runs (A B), got one, which compiled each program "
+                "once: give the dump of a second run to compare it with")
+    return f"{target}: diff compares two runs (A B), got one file: give the other run's file too"
 
 
 def _stderr(message: str) -> None:

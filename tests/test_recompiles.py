@@ -126,4 +126,4 @@ def test_diff_with_one_directory_points_to_recompiles():
     err = run_cli("diff", str(case), expect=2).stderr
     assert f"hlodiff recompiles {case}" in err and "jit_train_step (3 times)" in err
     err = run_cli("diff", str(CORPUS / "jax_learning_rate" / "run_a"), expect=2).stderr
-    assert "diff compares two runs (A B), got one" in err
+    assert "diff compares two runs (A B), got one, which compiled each program once" in err

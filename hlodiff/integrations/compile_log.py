@@ -270,6 +270,13 @@ class _Miss:
 
 @dataclass
 class _Scanner:
+    """Reads one log line by line; each framework's lines go to its own method.
+
+    A request stays open between JAX's ``Compiling`` and ``Finished XLA
+    compilation`` lines, so cache, key and fingerprint lines in between
+    land on it, never on a new one.
+    """
+
     path: str
     found: list[Compilation] = field(default_factory=list)
     retracings: list[Retracing] = field(default_factory=list)
