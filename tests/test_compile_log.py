@@ -184,6 +184,14 @@ def test_pytorch_xla_programs_are_named_by_the_users_sync_line():
                              "torch_xla.sync"
 
 
+def test_a_pytorch_log_cut_off_inside_a_block_still_counts_it(tmp_path):
+    text = (LOGS / "torch_debug_level1.log").read_text().splitlines()
+    last = max(n for n, line in enumerate(text) if "Compilation Cause" in line)
+    cut = tmp_path / "crashed.log"
+    cut.write_text("\n".join(text[:last + 3]) + "\n")  # the crash came inside the last block
+    assert sum(len(p.compilations) for p in summarise(scan([cut]))) == 5
+
+
 def test_graphcore_end_lines_are_not_compilations():
     """Hand-written to the backend's formats (see the log's header), not a real IPU log."""
     found = programs("graphcore_synthetic_cache.log")

@@ -121,6 +121,14 @@ def test_the_log_says_why_jax_traced_and_the_dump_what_changed():
     assert recompilation["log"]["where"] == "corpus/gen/jax_library_cases.py:93"
 
 
+def test_recompiles_and_log_leave_the_dump_as_it_was():
+    case = CORPUS / "jax_recompile_last_batch"
+    before = {f: (f.stat().st_mtime_ns, f.stat().st_size) for f in case.rglob("*")}
+    run_cli("recompiles", str(case / "run"), expect=1)
+    run_cli("log", str(case / "run.log"), "--dump", str(case / "run"), expect=1)
+    assert {f: (f.stat().st_mtime_ns, f.stat().st_size) for f in case.rglob("*")} == before
+
+
 def test_diff_with_one_directory_points_to_recompiles():
     case = CORPUS / "jax_recompile_python_float" / "run"
     err = run_cli("diff", str(case), expect=2).stderr

@@ -422,12 +422,7 @@ class _Scanner:
     def _torch(self, number: int, line: str) -> None:
         block = self.torch_block
         if "Compilation Analysis: ====" in line:
-            user = next((f for f in block["frames"] if not is_library_file(f[1])), None)
-            where = f"{user[1]}:{user[2]}" if user else None
-            program = f"{TORCH_PROGRAM} at {where}" if where else TORCH_PROGRAM
-            self._add(block["line"], program, TORCH_PROGRAM, "pytorch", key=block.get("key"),
-                      cause="\n".join(block["cause"]), where=where)
-            self.torch_block = None
+            self._torch_end()
             return
         match = _TORCH_FIELD.search(line)
         if match is None:
@@ -443,6 +438,15 @@ class _Scanner:
             frame = _TORCH_FRAME.match(text)
             if frame:
                 block["frames"].append((frame["function"], frame["file"], int(frame["line"])))
+
+    def _torch_end(self) -> None:
+        """The Compilation Analysis block read: one compilation, named by the user's line."""
+        block, self.torch_block = self.torch_block, None
+        user = next((f for f in block["frames"] if not is_library_file(f[1])), None)
+        where = f"{user[1]}:{user[2]}" if user else None
+        program = f"{TORCH_PROGRAM} at {where}" if where else TORCH_PROGRAM
+        self._add(block["line"], program, TORCH_PROGRAM, "pytorch", key=block.get("key"),
+                  cause="\n".join(block["cause"]), where=where)
 
     # Graphcore ----------------------------------------------------------------------
 
@@ -463,7 +467,11 @@ class _Scanner:
         return False
 
     def finish(self) -> None:
-        """A log with TRACING CACHE MISS blocks and no Compiling line: each block compiled."""
+        """What the end of the log settles: a PyTorch/XLA block cut off by a crash still
+        compiled; a log with TRACING CACHE MISS blocks and no Compiling line compiled once
+        per block."""
+        if self.torch_block is not None:
+            self._torch_end()
         if self.jax_compiling_lines:
             return
         for miss in self.misses:

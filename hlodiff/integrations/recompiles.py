@@ -85,7 +85,7 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
     """
     groups: dict[tuple, list[DumpModule]] = {}
     for module in dump.modules:
-        if module.primary is None or module.module_id is None:
+        if module.primary is None or module.module_id is None or not module.normalised:
             continue
         key: tuple = (module.normalised,)
         if module.name.frontend in ("tensorflow", "pytorch"):
