@@ -544,39 +544,3 @@ def baseline_written(path, document, stream: TextIO | None = None) -> None:
     programs = ", ".join(m["program"] for m in document["modules"])
     recorded = _plural(len(document["modules"]), "module")
     out.print(_text(f"recorded {recorded} ({programs}) in {path}"))
-
-
-def compile_log_table(summaries, stream: TextIO | None = None) -> None:
-    """One row per program: how often it compiled, under how many keys, in
-    which dump modules; then, for each, the last cause the log gives and the
-    two modules to diff next."""
-    out = console(stream)
-    if not summaries:
-        out.print("No compilations found. Turn the framework's logging on "
-                  "(see hlodiff log --help).")
-        return
-    out.print(f"{_plural(len(summaries), 'program')} compiled", style="bold")
-    table = _table(("program", "left"), ("compiled", "right"), ("recompiled", "right"),
-                   ("keys", "right"), ("cache hits", "right"), ("dump modules", "left"))
-    rows = [(terminal(shorten.program(s.program)), str(len(s.compilations)),
-             str(s.recompilations), str(len(s.keys)), str(s.cache_hits),
-             ", ".join(str(i) for i, _ in s.modules)) for s in summaries]
-    fixed = [_widest([h] + [r[i] for r in rows]) for i, h in
-             ((1, "compiled"), (2, "recompiled"), (3, "keys"), (4, "cache hits"))]
-    dump_modules = min(_widest(["dump modules"] + [r[5] for r in rows]), 16)
-    (program,) = _share(out.width, fixed + [dump_modules],
-                        [_widest(["program"] + [r[0] for r in rows])])
-    _set_widths(table, {0: program})
-    table.columns[5].width = dump_modules
-    for s, (name, *cells) in zip(summaries, rows):
-        table.add_row(shorten.middle(name, program), *cells,
-                      style="bold red" if s.recompilations else None)
-    out.print(table)
-    for s in summaries:
-        last = s.compilations[-1]
-        cause = "; ".join(filter(None, (last.cause, last.where)))
-        if cause:
-            out.print(_text(f"{s.program}: last cause: {_short(cause, 400)}"))
-        if s.recompilations and s.diff_next:
-            out.print(_text(f"{s.program}: diff next: hlodiff diff {s.diff_next[0]} "
-                            f"{s.diff_next[1]}"), soft_wrap=True)
