@@ -44,7 +44,9 @@ def test_each_recompilation_is_explained_with_its_true_cause_and_line(case):
         cause = expected["cause"]
         top = recompilation.report.top
         assert top.kind == cause["kind"]
-        assert cause["old"] in top.old and cause["new"] in top.new
+        places = [top.where[0]] + list(top.where[1:])  # a finding of several places shows one
+        assert any(cause["old"] in (w.old or "") and cause["new"] in (w.new or "")
+                   for w in places), places
         if cause["source_line"] is not None:
             assert recompilation.where == f"{cause['source_file']}:{cause['source_line']}"
         else:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from rich.markup import escape as _markup_escape
 from rich.table import Table
+from rich.text import Text
 
 from ..integrations.compile_log import Program
 from ..integrations.recompiles import LoggedRecompilation, Recompilation, RecompiledProgram
@@ -21,17 +21,13 @@ from .report import report_document
 from .text import console, report as report_text
 
 
-def escape(text: str) -> str:
-    """Text from a log or a dump, safe for rich and for a terminal (render/escape.py)."""
-    return _markup_escape(terminal(text))
-
-
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
-    return "\n".join(prefix + line for line in text.splitlines())
+    """Several lines from a log, each made safe for a terminal, indented."""
+    return "\n".join(prefix + terminal(line) for line in text.splitlines())
 
 
 # --- hlodiff log -----------------------------------------------------------------------
@@ -68,9 +64,9 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         if shown:
             table.add_column(name, justify=justify, overflow="fold")
     for p in programs:
-        label = escape(p.name or "(not named in the log)")
+        label = Text(terminal(p.name or "(not named in the log)"))
         if not p.user:
-            label += " [dim](framework set-up)[/]"
+            label.append(" (framework set-up)", style="dim")
         recompilations = f"{p.retraces} retraces" if p.retraces else str(p.recompilations)
         row = [label, str(len(p.compilations)), recompilations if p.name else "?", str(p.loads)]
         if keys:
@@ -96,9 +92,9 @@ def _program_details(out, program: Program, causes: bool) -> None:
                               for c, n in program.concrete_functions)
         out.print(terminal(f"{name}: concrete functions (one per trace): {functions}"), markup=False)
     if program.trace_warning:
-        out.print(f"{name}: traced at least {program.traces} times; TensorFlow says:",
+        out.print(terminal(f"{name}: traced at least {program.traces} times; TensorFlow says:"),
                   markup=False)
-        out.print(terminal(_indent(program.trace_warning)), markup=False, soft_wrap=True)
+        out.print((_indent(program.trace_warning)), markup=False, soft_wrap=True)
     if not program.name:
         out.print(terminal(program.note or _UNNAMED), markup=False)
     if not program.recompiled or not causes:
@@ -110,16 +106,17 @@ def _program_details(out, program: Program, causes: bool) -> None:
         where = f" at {c.where}" if c.where else ""
         out.print(terminal(f"{name} compilation #{number} ({c.file}:{c.line}){where}"), markup=False)
         if said:
-            out.print(terminal(_indent(said)), markup=False, soft_wrap=True)
+            out.print((_indent(said)), markup=False, soft_wrap=True)
 
 
 def _logged(out, entry: LoggedRecompilation) -> None:
     c = entry.logged
-    out.print(f"[bold]{escape(entry.program)} #{entry.number}[/] ({escape(c.file)}:{c.line})")
+    out.print(Text.assemble((terminal(f"{entry.program} #{entry.number}"), "bold"),
+                            terminal(f" ({c.file}:{c.line})")))
     said = c.cause or (f"key: {c.key}" if c.key else "")
     if said:
         out.print(terminal("  the log says:"), markup=False)
-        out.print(terminal(_indent(said)), markup=False, soft_wrap=True)
+        out.print((_indent(said)), markup=False, soft_wrap=True)
     if entry.explained is None:
         out.print("  the dump has no module for it (or for the compilation before it)",
                   markup=False)
@@ -177,7 +174,7 @@ def recompiles_text(dump: str, programs: list[RecompiledProgram],
     for p in programs:
         style = "bold red" if p.user else "dim"
         setup = " (framework set-up op: compiled once per shape by design)" if not p.user else ""
-        out.print(f"[{style}]{escape(p.summary)}{escape(setup)}[/]", soft_wrap=True)
+        out.print(Text(terminal(p.summary + setup), style=style), soft_wrap=True)
     for p in programs:
         if not p.user:
             continue
