@@ -365,17 +365,18 @@ _VALUE_LIMIT = 40
 
 
 def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
-           title: str | None = None) -> None:
+           title: str | None = None, out: Console | None = None) -> None:
     """The diff report: verdict, compared modules, ranked findings, details, hashes.
 
     ``title`` (the path in the repository, under git) heads it, so several
     files in one ``git diff`` stay apart. The table shows the findings that
     move a cache key (or might), at most ``rows``; a footer counts what it
-    leaves out, by kind.
+    leaves out, by kind. ``out`` is a console of the caller's instead of
+    one for ``stream`` (a rich display laid out to its own width).
     """
     from ..analysis.hashes import HASHES
 
-    out = console(stream)
+    out = out or console(stream)
     spell = _Fitted(out.width)
     if title:
         out.print(_text(title, style="bold"), soft_wrap=True)

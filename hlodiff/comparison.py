@@ -1,0 +1,54 @@
+"""What ``hlodiff.compare`` returns: the report, and how it shows itself.
+
+A ``Comparison`` is the ``Report`` of hlodiff/analysis/explain.py (every
+attribute of the report reads through: ``same_executable``, ``recompiles``,
+``findings``, ``top``...) plus the names of the two sides, and the display
+protocols of the places people look at it: ``str()`` is the text
+``hlodiff diff`` prints, a rich console (the IPython terminal, ``rich.print``)
+gets the same text in colour, and the plain REPL shows the verdict line.
+It lives above the renderers because the model must not import them.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from .analysis.explain import Report
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two programs compared: ``report`` and what ``a`` and ``b`` were."""
+
+    report: Report
+    a: str
+    b: str
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # protocols a Report does not have stay absent
+            raise AttributeError(name)
+        return getattr(self.report, name)
+
+    def __str__(self) -> str:
+        from .render import text
+        out = io.StringIO()
+        text.report(self.report, stream=out)
+        return out.getvalue()
+
+    def __repr__(self) -> str:
+        from .render.report import verdict_line
+        return f"<hlodiff.Comparison of {self.a} and {self.b}: {verdict_line(self.report)}>"
+
+    def __rich_console__(self, console, options):
+        """The text report laid out to the width rich offers, in its colours."""
+        from rich.console import Console
+        from rich.text import Text
+
+        from .render import text
+        drawn = Console(file=io.StringIO(), width=options.max_width,
+                        color_system=console.color_system, force_terminal=True,
+                        markup=False, emoji=False, highlight=False)
+        text.report(self.report, out=drawn)
+        yield Text.from_ansi(drawn.file.getvalue().rstrip("\n"), no_wrap=True)
