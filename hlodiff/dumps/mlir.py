@@ -96,8 +96,12 @@ def mlir_type(shape: Shape) -> str:
 
 def read_constants(path: Path) -> dict[str, list[str]]:
     """Every ``stablehlo.constant`` value in ``path``, by tensor type, in file order."""
+    return constants_in(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def constants_in(text: str) -> dict[str, list[str]]:
+    """Every ``stablehlo.constant`` value in MLIR ``text``, by tensor type, in order."""
     found: dict[str, list[str]] = {}
-    text = path.read_text(encoding="utf-8", errors="replace")
     for value, tensor in _CONSTANT.findall(text):
         found.setdefault(tensor.strip(), []).append(value)
     return found

@@ -61,15 +61,17 @@ def is_path(program: Any) -> bool:
 
 
 @contextmanager
-def opened(program: Any) -> Iterator[Side]:
-    """``program`` as a dump that lives for the ``with`` block (a path is read in place)."""
+def opened(program: Any, label: str | None = None) -> Iterator[Side]:
+    """``program`` as a dump that lives for the ``with`` block (a path is read in
+    place), named ``label`` or as ``describe`` says."""
     if is_path(program):
         path = Path(program)
-        yield Side(describe(program), load_target(path), path.is_dir())
+        yield Side(label or describe(program), load_target(path), path.is_dir())
         return
     captured = capture(program)
     with tempfile.TemporaryDirectory(prefix="hlodiff-capture-") as folder:
-        yield Side(describe(program, captured), written(captured, Path(folder)), False, captured)
+        yield Side(label or describe(program, captured), written(captured, Path(folder)), False,
+                   captured)
 
 
 def written(captured: Capture, root: Path) -> Dump:
@@ -89,8 +91,10 @@ def written(captured: Capture, root: Path) -> Dump:
     return load_dump(root)
 
 
-def compare(a: Any, b: Any, *, select: str | None = None) -> tuple[Report, str, str]:
-    """The report for ``a`` against ``b``, and how each side is named.
+def compare(a: Any, b: Any, *, select: str | None = None,
+            labels: tuple[str | None, str | None] = (None, None)) -> tuple[Report, str, str]:
+    """The report for ``a`` against ``b``, and how each side is named (by
+    ``labels`` where given, else as ``describe`` says).
 
     Two dump directories are compared as ``hlodiff diff`` does (modules
     compiled in one run only are reported); anything else pairs the main
@@ -98,7 +102,7 @@ def compare(a: Any, b: Any, *, select: str | None = None) -> tuple[Report, str, 
     temporary directory are replaced by what was captured.
     """
     with ExitStack() as stack:
-        side_a, side_b = (stack.enter_context(opened(x)) for x in (a, b))
+        side_a, side_b = (stack.enter_context(opened(x, label)) for x, label in zip((a, b), labels))
         report = compare_dumps(side_a.dump, side_b.dump, select=select,
                                unpaired=side_a.is_directory and side_b.is_directory)
         return _named(report, side_a, side_b), side_a.label, side_b.label
