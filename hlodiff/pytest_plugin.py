@@ -129,7 +129,8 @@ def _explained(checked, shown: str, config: pytest.Config) -> str:
                     emoji=False, highlight=False)
     text.report(report, out=drawn)
     body = re.sub(r" +\n", "\n", drawn.file.getvalue())
-    lines = [terminal(first), f"the program differs from its snapshot {shown}; hlodiff says:",
+    differs = "differs" if checked.outcome == "changed" else "may differ"
+    lines = [terminal(first), f"the program {differs} from its snapshot {shown}; hlodiff says:",
              body.rstrip("\n")]
     if checked.snapshot.constants is not None and any(
             f.kind == "elided_constant" for f in report.findings):
@@ -160,13 +161,17 @@ class _FirstLine:
 
 def _undecided(checked) -> str:
     """Why the check cannot tell, and what would let it."""
-    found = checked.undecided[0]
-    place = describe(found, _FirstLine()).partition(" at ")[2]
+    origin, spell = checked.undecided[0].origin, _FirstLine()
+    place = " ".join(filter(None, (spell.op_name(origin.op_name or ""),
+                                   f"({spell.location(origin.location)})"
+                                   if origin.location else "")))
+    framework = checked.now.framework
+    source = "HLO text" if framework == "unknown" else f"a {framework} capture"
     hint = "; check the jax.stages.Lowered program instead, whose snapshot compares such " \
-           "constants by their values" if checked.now.framework.startswith("jax") else ""
+           "constants by their values" if framework.startswith("jax") else ""
     return (f"cannot tell whether {checked.snapshot.program} changed: XLA printed a constant "
-            f"as {{...}}{' at ' + place if place else ''} and {checked.now.framework} gives no "
-            f"values to compare it by{hint}")
+            f"as {{...}}{' at ' + place if place else ''}, and {source} holds no values to "
+            f"compare it by{hint}")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -116,12 +116,20 @@ def _elements(tensor: str) -> int:
 
 
 def read(path: Path) -> Snapshot:
-    """The snapshot at ``path``; SnapshotError when it is not one this hlodiff reads."""
+    """The snapshot at ``path``; SnapshotError when it is not one this hlodiff
+    reads, its header or its HLO (a merge conflict left in it, a cut-off file)."""
+    from ..syntax.parser import parse as parse_hlo
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise SnapshotError(f"{path}: cannot read the snapshot ({err})") from None
-    return parse(text, path)
+    recorded = parse(text, path)
+    try:
+        parse_hlo(text, path=str(path), strict=True)
+    except HloSyntaxError as err:
+        raise SnapshotError(f"corrupt snapshot: {err}\ndelete it and run pytest "
+                            "--hlo-snapshot-update to write it anew") from None
+    return recorded
 
 
 def parse(text: str, path: Path) -> Snapshot:
@@ -205,7 +213,6 @@ class Checked:
 
 def check(path: Path, current: Snapshot, *, metadata: bool = False) -> Checked:
     """``current`` against the snapshot at ``path``, explained as ``hlodiff diff`` would."""
-    from ..syntax.parser import parse as parse_hlo
     recorded = read(path)
     if current.stage != recorded.stage:
         raise SnapshotError(f"{path}: the snapshot holds the {recorded.stage} program, this "
@@ -215,10 +222,6 @@ def check(path: Path, current: Snapshot, *, metadata: bool = False) -> Checked:
         current = replace(current, program=recorded.program,
                           hlo=_HEADER_LINE.sub(lambda m: m.group(1) + recorded.program,
                                                current.hlo, count=1))
-    try:
-        parse_hlo(recorded.text, path=str(path), strict=True)
-    except HloSyntaxError as err:
-        raise SnapshotError(f"corrupt snapshot: {err}") from None
     report, _, _ = compare(recorded.as_capture(), current.as_capture(),
                            labels=(f"snapshot {path.name}", "this run"))
     undecided = [f for f in report.findings if f.kind == "elided_constant" and not f.moves_a_hash]
