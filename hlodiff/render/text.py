@@ -28,7 +28,8 @@ from ..analysis.constants import ConstantSite, abbreviate
 from ..dumps import Listing, human_size, legend
 from . import shorten
 from .escape import terminal
-from .report import STAGE_WORDS, Spelling, extra_compilations, verdict_line
+from .report import (STAGE_WORDS, Spelling, compared, extra_compilations, same_programs_line,
+                     verdict_line)
 
 # Output that reaches no terminal at all (a CI log, a file written by a
 # job) and no COLUMNS: a wide page, so tables keep their rows on one line.
@@ -358,9 +359,6 @@ def _verdict_style(report) -> str:
         return "bold red"
     return "bold yellow"
 # Short names for the moves column; a key not listed here shows by its name.
-_HASH_SHORT = {"xla_executable_fingerprint": "XLA", "jax_cache_key": "JAX",
-               "tf_persistent_cache_key": "TF", "tf_compile_signature": "TF signature",
-               "torch_xla_graph_hash": "torch-xla", "graphcore_hlo_hash": "Graphcore"}
 _VALUE_LIMIT = 40
 
 
@@ -379,10 +377,16 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     spell = _Fitted(out.width)
     if title:
         out.print(_text(title, style="bold"), soft_wrap=True)
+    for warning in rep.warnings:  # doubt about the comparison comes before its answer
+        out.print(Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
     out.print(Text(verdict_line(rep, spell), style=_verdict_style(rep)))
-    for module in rep.modules:
+    shown, same = compared(rep)
+    for module in shown:
         out.print(_text(f"compared {_label(module.a)} with {_label(module.b)} "
                         f"(paired by {module.how})", style="dim"))
+    if same:
+        out.print(_text(same_programs_line([shorten.program(name) for name in same]),
+                        style="dim"))
     findings = list(rep.findings)
     eligible = [f for f in findings if f.moves_a_hash or f.kind == "elided_constant"]
     shown = (eligible or findings)[:rows]
@@ -421,6 +425,8 @@ def _findings_table(findings, width: int) -> Table:
     """One row per finding. The wide column holds what changed, and under it
     where it came from (op_name, then file:line), shortened to the column;
     the stage sits under the kind."""
+    from ..analysis.hashes import rule
+
     table = _table(("#", "right"), ("kind", "left"), ("old -> new, origin", "left"),
                    ("count", "right"), ("moves", "left"))
     rows = []
@@ -428,7 +434,7 @@ def _findings_table(findings, width: int) -> Table:
         rows.append((str(n), f.kind, STAGE_WORDS.get(f.stage, f.stage), _change(f.old, f.new),
                      str(f.count), terminal(f.origin.op_name or ""),
                      terminal(f.origin.location or ""),
-                     [_HASH_SHORT.get(h, h) for h in f.affects]))
+                     [rule(h).short for h in f.affects]))
     fixed = [_widest(["#"] + [r[0] for r in rows]), _widest(["kind"] + [r[1] for r in rows] +
                                                            [r[2] for r in rows]),
              _widest(["count"] + [r[4] for r in rows])]
@@ -442,8 +448,12 @@ def _findings_table(findings, width: int) -> Table:
     table.columns[2].width = change
     table.columns[2].overflow = "fold"
     table.columns[4].width = moves
-    for n, kind, stage, text, count, op_name, location, hashes in rows:
+    programs = {f.program for f in findings if f.program}
+    for (n, kind, stage, text, count, op_name, location, hashes), f in zip(rows, findings):
         cell = Text(text)
+        if len(programs) > 1 and f.program:  # which program, when they are several
+            cell.append("\n").append(shorten.middle(f"in {terminal(f.program)}", change),
+                                      style="dim")
         if op_name or location:
             cell.append("\n").append_text(_origin(op_name, location, change))
         table.add_row(n, Text.assemble(kind, "\n", (stage, "dim")), cell, count,
