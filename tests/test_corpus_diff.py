@@ -17,7 +17,7 @@ import pytest
 
 from dump_trees import corpus_cases
 from hlodiff.analysis.compare import compare
-from hlodiff.analysis.constants import GENERIC_PARAMETER_NAMES
+from hlodiff.model import GENERIC_PARAMETER_NAMES
 
 from conftest import CORPUS
 

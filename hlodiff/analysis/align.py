@@ -48,9 +48,8 @@ from typing import ClassVar
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from ..model import Computation, Instruction, Module, cached
+from ..model import GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, cached
 from ..syntax.unchanged import Seed
-from .constants import GENERIC_PARAMETER_NAMES
 
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped

@@ -99,16 +99,18 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
                       for run, modules in (("a", pairing.only_a), ("b", pairing.only_b))
                       for m in modules)
     step("explaining")
-    return explain(programs, extra, tuple(pairing.notes), comparison_warnings(dump_a, dump_b,
-                                                                                pairing))
+    return explain(programs, extra, tuple(pairing.notes),
+                   comparison_warnings(dump_a, dump_b, pairing, chosen_by_user=not unpaired))
 
 
 _FRAMEWORK_NAMES = {"jax": "JAX", "tensorflow": "TensorFlow", "pytorch": "PyTorch/XLA"}
 
 
-def comparison_warnings(dump_a: Dump, dump_b: Dump, pairing) -> tuple[str, ...]:
+def comparison_warnings(dump_a: Dump, dump_b: Dump, pairing,
+                        chosen_by_user: bool = False) -> tuple[str, ...]:
     """What makes the comparison itself doubtful: runs of two frameworks, or
-    main programs paired only as the largest of each run, names apart."""
+    main programs paired only as the largest of each run, names apart (not
+    when the user named the two files)."""
     from ..dumps.pairing import LARGEST
     out = []
     frameworks = [{m.name.frontend for m in dump.modules} - {None} for dump in (dump_a, dump_b)]
@@ -117,7 +119,8 @@ def comparison_warnings(dump_a: Dump, dump_b: Dump, pairing) -> tuple[str, ...]:
         out.append(f"run a was compiled by {said[0]} and run b by {said[1]}: they cannot hold "
                    "the same program, so every difference below is expected")
     main = pairing.main_pair
-    if main is not None and main.how == LARGEST and main.a.normalised != main.b.normalised:
+    if main is not None and main.how == LARGEST and main.a.normalised != main.b.normalised \
+            and not chosen_by_user:
         out.append(f"the main programs, {main.a.normalised} and {main.b.normalised}, were paired "
                    "only as the largest of each run: nothing else says they are one program "
                    "(--module REGEX picks the program to compare)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import Computation, Instruction, Module, Origin
+from ..model import GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, Origin
 
 # Users that only move or reshape a value: look through them for an origin.
 _PASS_THROUGH = frozenset({"broadcast", "reshape", "convert", "bitcast", "copy", "transpose",
@@ -72,11 +72,6 @@ def origin_from_users(module: Module, start: Instruction,
             return found[0][1], tuple(u.name for u, _ in found)
         frontier = next_frontier
     return Origin(), ()
-
-
-# The op_name frameworks give every entry parameter alike: it says nothing of
-# which argument it is (TensorFlow: XLA_Args; PyTorch/XLA: xla__device_data).
-GENERIC_PARAMETER_NAMES = frozenset({"XLA_Args", "xla__device_data"})
 
 
 def constant_origin(module: Module, instruction: Instruction,

@@ -24,9 +24,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import Module, Origin
+from ..model import GENERIC_PARAMETER_NAMES, Module, Origin
 from .causes import PRIORITY, element_types, moved_dims
-from .constants import GENERIC_PARAMETER_NAMES
 from .diff import Change
 from .hashes import HASHES, affects
 

@@ -360,6 +360,8 @@ def _verdict_style(report) -> str:
     return "bold yellow"
 # Short names for the moves column; a key not listed here shows by its name.
 _VALUE_LIMIT = 40
+_STACK_FRAMES = 2  # the innermost frames; JSON keeps the whole stack
+_DERIVED_KINDS = 3  # more kinds of consequences than this are counted on one line
 
 
 def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
@@ -493,24 +495,43 @@ def _finding_details(out: Console, n: int, finding) -> None:
     lines = []
     if finding.detail:
         lines.append(terminal(finding.detail))
+    if finding.advice:
+        lines.append(f"what to do: {terminal(finding.advice)}")
+    frames = finding.origin.stack
     stack = " < ".join(f"{shorten.middle(terminal(f.function), width)} "
                        f"({shorten.location(terminal(f'{f.file}:{f.line}'), width - 2)})"
-                       for f in finding.origin.stack[:4])
+                       for f in frames[:_STACK_FRAMES])
     if stack:
-        lines.append(f"stack: {stack}")
+        more = f" < {len(frames) - _STACK_FRAMES} more" if len(frames) > _STACK_FRAMES else ""
+        lines.append(f"stack: {stack}{more}")
     places = [p for p in (_place(w) for w in finding.where) if p]
     if places:
         more = f" and {len(places) - 4} more" if len(places) > 4 else ""
         lines.append("at " + ", ".join(shorten.middle(p, width - 1) for p in places[:4]) + more)
-    for d in finding.derived:
-        example = f" (e.g. {_change(d.old, d.new, 30)})" if d.old or d.new else ""
-        lines.append(f"follows from it: {_plural(d.count, d.kind + ' change')}{example}")
+    lines += _derived_lines(finding.derived)
     if lines:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, width=3, style="bold")
         grid.add_column()
         grid.add_row(f"{n}.", Text("\n".join(lines)))
         out.print(grid)
+
+
+def _derived_lines(derived) -> list[str]:
+    """What follows from a finding: a line per kind with an example when there
+    are few kinds, else one line that counts them (JSON lists every one)."""
+    if len(derived) <= _DERIVED_KINDS:
+        return [f"follows from it: {_plural(d.count, d.kind + ' change')}"
+                + (f" (e.g. {_change(d.old, d.new, 30)})" if d.old or d.new else "")
+                for d in derived]
+    if not derived:
+        return []
+    total = sum(d.count for d in derived)
+    counts = Counter()
+    for d in derived:
+        counts[d.kind] += d.count
+    return [f"follows from it: {_plural(total, 'change')} ("
+            + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + ")"]
 
 
 def _yes_no(value) -> str:
