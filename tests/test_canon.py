@@ -42,7 +42,8 @@ def test_a_float_constant_moves_every_fingerprint_a_renamed_scope_only_the_print
     c, d = (fingerprints(m) for m in before)
     # what hashes the module's metadata moves; JAX's key does not
     assert {name for name in c if c[name] != d[name]} == {"xla_executable_fingerprint",
-                                                          "tf_persistent_cache_key"}
+                                                          "tf_persistent_cache_key",
+                                                          "torch_xla_computation_hash"}
 
 
 def test_canon_command_prints_the_main_program_of_a_dump():
