@@ -4,8 +4,9 @@ A ``Comparison`` is the ``Report`` of hlodiff/analysis/explain.py (every
 attribute of the report reads through: ``same_executable``, ``recompiles``,
 ``findings``, ``top``...) plus the names of the two sides, and the display
 protocols of the places people look at it: ``str()`` is the text
-``hlodiff diff`` prints, a rich console (the IPython terminal, ``rich.print``)
-gets the same text in colour, and the plain REPL shows the verdict line.
+``hlodiff diff`` prints, and so is what IPython shows; a rich console
+(``rich.print``, ``rich.pretty.install()``) gets that text in colour at its
+width; the plain REPL shows the verdict line.
 It lives above the renderers because the model must not import them.
 """
 
@@ -40,6 +41,10 @@ class Comparison:
     def __repr__(self) -> str:
         from .render.report import verdict_line
         return f"<hlodiff.Comparison of {self.a} and {self.b}: {verdict_line(self.report)}>"
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        """IPython (terminal and notebook plain text): the whole text report."""
+        printer.text(str(self).rstrip("\n"))
 
     def __rich_console__(self, console, options):
         """The text report laid out to the width rich offers, in its colours."""

@@ -1,14 +1,15 @@
 """The hlo_snapshot fixture, run as a user runs it: pytest in a subprocess on a
 small project in a temporary directory, with hlodiff installed as a plugin.
 
-Most projects check HLO text (no framework: quick); the first one is the
-real thing, a JAX train step whose learning rate and scopes are edited
-between runs.
+The first project is the README's model.py and test_model.py as written, a
+JAX train step whose learning rate, scopes and lines are edited between
+runs; the others check HLO text (no framework: quick).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,34 +20,16 @@ import hlodiff
 from hlodiff.integrations import snapshot
 from hlodiff.integrations.portable import portable
 
-MODEL = '''\
-import jax
-import jax.numpy as jnp
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def train_step(w, x, y):
-    def loss(w):
-        with jax.named_scope("model"):
-            pred = jnp.tanh(x @ w)
-        return jnp.mean((pred - y) ** 2)
-
-    grad = jax.grad(loss)(w)
-    with jax.named_scope("sgd"):
-        return w - 0.01 * grad
-'''
-
-TEST_MODEL = '''\
-import jax
-import numpy as np
-
-from model import train_step
+def readme_file(name: str) -> str:
+    """The README's ```python block that starts with ``# NAME``, as written."""
+    block = re.search(rf"```python\n(# {re.escape(name)}\n.*?)```", README.read_text(), re.S)
+    return block.group(1)
 
 
-def test_train_step_program(hlo_snapshot):
-    w, x, y = np.zeros((8, 4), np.float32), np.ones((16, 8), np.float32), np.ones((16, 4), np.float32)
-    hlo_snapshot.check(jax.jit(train_step).lower(w, x, y))
-'''
-
+MODEL, TEST_MODEL = readme_file("model.py"), readme_file("test_model.py")
 PROGRAM = """\
 HloModule scale
 ENTRY e {
@@ -88,7 +71,7 @@ def _line_of(text: str, needle: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
-def test_a_jax_train_step_snapshot_fails_on_the_learning_rate_not_on_a_scope(tmp_path):
+def test_the_readme_fixture_fails_on_the_learning_rate_not_on_a_scope(tmp_path):
     project = _project(tmp_path, {"model.py": MODEL, "test_model.py": TEST_MODEL})
     written = project / "__hlo_snapshots__" / "test_train_step_program.hlo"
 
@@ -108,9 +91,9 @@ def test_a_jax_train_step_snapshot_fails_on_the_learning_rate_not_on_a_scope(tmp
     changed = _pytest(project)
     assert not _passed(changed)
     line = _line_of(MODEL, "0.01 * grad")
-    failure = changed.stdout.split("___ test_train_step_program ___")[1]
-    assert failure.split("\n")[1] == \
-        f"constant 0.01 -> 0.02 at jit(train_step)/sgd/mul (model.py:{line})"
+    first = changed.stdout.split("___ test_train_step_program ___")[1].split("\n")[1]
+    assert first == f"constant 0.01 -> 0.02 at jit(train_step)/sgd/mul (model.py:{line})"
+    assert f"\n    {first}\n" in README.read_text()  # the line the README promises
     assert f"FAILED test_model.py::test_train_step_program - Failed: constant 0.01 -> 0.02" \
         in changed.stdout
 
