@@ -13,6 +13,7 @@ It lives above the renderers because the model must not import them.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,10 +34,8 @@ class Comparison:
         return getattr(self.report, name)
 
     def __str__(self) -> str:
-        from .render import text
-        out = io.StringIO()
-        text.report(self.report, stream=out)
-        return out.getvalue()
+        from .render.text import page_width
+        return drawn(self.report, page_width())
 
     def __repr__(self) -> str:
         from .render.report import verdict_line
@@ -48,12 +47,20 @@ class Comparison:
 
     def __rich_console__(self, console, options):
         """The text report laid out to the width rich offers, in its colours."""
-        from rich.console import Console
         from rich.text import Text
+        text = drawn(self.report, options.max_width, console.color_system)
+        yield Text.from_ansi(text.rstrip("\n"), no_wrap=True)
 
-        from .render import text
-        drawn = Console(file=io.StringIO(), width=options.max_width,
-                        color_system=console.color_system, force_terminal=True,
-                        markup=False, emoji=False, highlight=False)
-        text.report(self.report, out=drawn)
-        yield Text.from_ansi(drawn.file.getvalue().rstrip("\n"), no_wrap=True)
+
+def drawn(report: Report, width: int, colours: str | None = None) -> str:
+    """The text report ``hlodiff diff`` prints, laid out to ``width``, in ANSI
+    ``colours`` (a rich colour system) or none. Drawn apart from any console
+    of the caller's: rich would send it to a notebook as a display of its own."""
+    from rich.console import Console
+
+    from .render import text
+    console = Console(file=io.StringIO(), width=width, color_system=colours,
+                      force_terminal=colours is not None, force_jupyter=False,
+                      markup=False, emoji=False, highlight=False)
+    text.report(report, out=console)
+    return re.sub(r" +\n", "\n", console.file.getvalue())

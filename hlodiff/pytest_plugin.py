@@ -17,7 +17,6 @@ the workers' counts reach the summary through ``workeroutput``.
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -113,9 +112,7 @@ def _shown(path: Path, config: pytest.Config) -> str:
 
 def _explained(checked, shown: str, config: pytest.Config) -> str:
     """The failure message: the cause in one line, then hlodiff's report."""
-    from rich.console import Console
-
-    from .render import text
+    from .comparison import drawn
     from .render.escape import terminal
     from .render.report import describe
 
@@ -124,11 +121,7 @@ def _explained(checked, shown: str, config: pytest.Config) -> str:
         first = _undecided(checked)
     else:
         first = describe(report.top, _FirstLine())
-    width = max(config.get_terminal_writer().fullwidth, 80)
-    drawn = Console(file=io.StringIO(), width=width, color_system=None, markup=False,
-                    emoji=False, highlight=False)
-    text.report(report, out=drawn)
-    body = re.sub(r" +\n", "\n", drawn.file.getvalue())
+    body = drawn(report, max(config.get_terminal_writer().fullwidth, 80))
     differs = "differs" if checked.outcome == "changed" else "may differ"
     lines = [terminal(first), f"the program {differs} from its snapshot {shown}; hlodiff says:",
              body.rstrip("\n")]
