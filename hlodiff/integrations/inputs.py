@@ -46,8 +46,8 @@ def describe(program: Any, captured: Capture | None = None) -> str:
         source = f"{program.framework} capture" if program.framework else "capture"
     elif isinstance(program, str):
         source = "HLO text"
-    else:
-        kind = type(program)
+    else:  # a framework object, or a list of tensors
+        kind = type(program[0] if isinstance(program, (list, tuple)) and program else program)
         source = f"{kind.__module__}.{kind.__qualname__}".replace("jax._src.stages.",
                                                                   "jax.stages.")
     return f"{captured.program} ({source})"
