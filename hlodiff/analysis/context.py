@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..dumps.mlir import decode, mlir_type
 from ..model import Computation, Instruction, Module, Origin, element_value
-from .constants import abbreviate, constant_origin, users_of
+from .constants import abbreviate, constant_origin
 from .findings import Finding, Where
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ class _StageView:
                 self.changed_a.add((change.computation_a or change.computation, change.a))
             if change.b is not None:
                 self.changed_b.add((change.computation, change.b))
-        self._users: dict[tuple[str, str], dict[str, list[Instruction]]] = {}
+        self._users: dict[tuple[str, str], _Users] = {}
         self._reverse: dict[str, dict[str, str]] = {}
         self._sidecars = sidecars
         self._mlir: tuple | None = None
@@ -307,11 +307,12 @@ class _StageView:
             return None
         return _Neighbourhood(self, match, comp_a, comp_b, start).graph()
 
-    def users(self, side: str, computation: Computation) -> dict[str, list[Instruction]]:
+    def users(self, side: str, computation: Computation) -> _Users:
         key = (side, computation.name)
         found = self._users.get(key)
         if found is None:
-            found = self._users[key] = users_of(computation)
+            twin = self.module("b" if side == "a" else "a").by_name.get(computation.name)
+            found = self._users[key] = _Users(computation, twin)
         return found
 
     def reverse(self, match: ComputationMatch) -> dict[str, str]:
@@ -357,6 +358,10 @@ class _Neighbourhood:
 
     def step(self, frontier: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """Add the neighbours of ``frontier``; return what was added."""
+        for side in ("a", "b"):  # the users of the whole frontier in one pass a side
+            if self.computations[side] is not None:
+                self.view.users(side, self.computations[side]).find(
+                    name for s, name in frontier if s == side)
         found = [n for side, name in frontier for n in self.neighbours(side, name)]
         # What both runs have first: it shows where an added group sits in run a.
         found.sort(key=lambda n: self.partner(*n) is None)
@@ -389,7 +394,7 @@ class _Neighbourhood:
         computation = self.computations[side]
         instruction = computation.by_name[name]
         operands = [o for o in dict.fromkeys(instruction.operands) if o in computation.by_name]
-        users = list(dict.fromkeys(u.name for u in self.view.users(side, computation).get(name, ())))
+        users = list(dict.fromkeys(u.name for u in self.view.users(side, computation).get(name)))
         self.skipped.update((side, n) for n in operands[NEIGHBOURS:] + users[NEIGHBOURS:])
         return [(side, n) for n in operands[:NEIGHBOURS] + users[:NEIGHBOURS]]
 
@@ -434,6 +439,44 @@ class _Neighbourhood:
                     _join(_tokens(instruction, keep_metadata=False)), instruction.line,
                     origin.op_name, origin.location, _stack(origin),
                     partner[1] if partner is not None else None, value)
+
+
+class _Users:
+    """Who reads the instructions of one computation, found when asked.
+
+    Each question is one pass over the computation's operand lists that
+    keeps only the names asked for: a map of every instruction's users, on
+    a computation of 100,000 instructions, allocates enough to set off a
+    garbage collection of the whole dump, which costs more than the passes.
+    A line the unchanged pass left unparsed is, byte for byte, the line of
+    the same name in the computation of the same name of the other run
+    (hlodiff/syntax/unchanged.py), so it reads the same names: they are
+    taken from whichever run read them already (the aligner read one's).
+    """
+
+    def __init__(self, computation: Computation, twin: Computation | None):
+        self.computation = computation
+        self.twins = twin.by_name if twin is not None else {}
+        self.known: dict[str, list[Instruction]] = {}
+
+    def find(self, names: Iterable[str]) -> None:
+        wanted = {n: [] for n in names if n not in self.known}
+        if not wanted:
+            return
+        twins = self.twins
+        for instruction in self.computation.instructions:
+            source = twins.get(instruction.name, instruction) if instruction.unchanged \
+                else instruction
+            for operand in source.operands:
+                if operand in wanted:
+                    wanted[operand].append(instruction)
+        self.known.update(wanted)
+
+    def get(self, name: str, default: Iterable[Instruction] = ()) -> list[Instruction]:
+        """As ``dict.get`` (constants.origin_from_users asks so); every name has an answer."""
+        if name not in self.known:
+            self.find((name,))
+        return self.known[name]
 
 
 def _stack(origin: Origin) -> tuple[str, ...]:

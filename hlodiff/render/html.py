@@ -229,7 +229,7 @@ def _cause(n: int, finding: Finding, context: FindingContext) -> str:
     count = f'<span class="tag">{finding.count} place{"s" if finding.count != 1 else ""}</span>'
     summary = f'<p class="summary">{html(finding.summary)}</p>' if finding.summary else ""
     body = [_origin(finding), _advice(finding)]
-    if finding.detail and finding.detail != finding.summary:
+    if finding.detail and finding.detail not in finding.summary:
         body.append(f'<p class="detail">{html(finding.detail)}</p>')
     if finding.optimized:
         body.append(f'<p class="detail">XLA then optimized {finding.optimized} instruction'
