@@ -37,6 +37,7 @@ ASSETS = Path(__file__).with_name("assets")
 VALUE_LIMIT = 160  # characters of an old or new value in a heading
 ELEMENTS_INLINE = 4  # changed elements of a literal named before the expander
 ORIGINS_LISTED = 8
+STACK_SHOWN = 4  # innermost frames of a call stack shown; the rest behind an expander
 
 
 @cache
@@ -283,10 +284,15 @@ def _origin(finding: Finding) -> str:
     if origin.op_type:
         rows.append(f'<dt>op_type</dt><dd class="mono">{html(origin.op_type)}</dd>')
     if origin.stack:
-        frames = "".join(f'<li><span class="fn">{html(f.function)}</span> '
-                         f'<span class="path">{html(f"{f.file}:{f.line}")}</span></li>'
-                         for f in origin.stack)
-        rows.append(f'<dt>call stack</dt><dd><ol class="stack">{frames}</ol></dd>')
+        frames = [f'<li><span class="fn">{html(f.function)}</span> '
+                  f'<span class="path">{html(f"{f.file}:{f.line}")}</span></li>'
+                  for f in origin.stack]
+        shown = "".join(frames[:STACK_SHOWN])
+        rest = len(frames) - STACK_SHOWN
+        more = (f'<details class="more-frames"><summary>{rest} outer frame{"s" if rest != 1 else ""}'
+                f'</summary><ol class="stack" start="{STACK_SHOWN + 1}">'
+                f'{"".join(frames[STACK_SHOWN:])}</ol></details>') if rest > 0 else ""
+        rows.append(f'<dt>call stack</dt><dd><ol class="stack">{shown}</ol>{more}</dd>')
     others = [o for o in finding.origins if o != origin and o.op_name]
     if others:
         listed = ", ".join(f'<span class="mono">{html(o.op_name)}</span>'
