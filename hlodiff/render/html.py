@@ -316,23 +316,36 @@ def _places(places: tuple[Place, ...], context: FindingContext, count: int) -> s
     more = count - len(places)
     tail = f'<p class="muted">and {more} more place{"s" if more != 1 else ""} like ' \
            "these.</p>" if more > 0 else ""
-    return "<h3>The change in the HLO</h3>" + "".join(_place(p, context) for p in places) + tail
+    return f"<h3>The change in the HLO</h3>{_files_of(context)}{_lines(places)}{tail}"
 
 
-def _place(place: Place, context: FindingContext) -> str:
-    return (f'<div class="place"><div class="where">in computation '
-            f'<span class="mono">{html(place.computation)}</span></div><div class="pair">'
-            f'{_run("a", place.a, context.path_a)}{_run("b", place.b, context.path_b)}</div>'
-            f"{_literal(place.literal)}</div>")
+def _files_of(context: FindingContext) -> str:
+    """The files the lines are in, once: run a's and b's are usually named alike."""
+    a, b = _base(context.path_a), _base(context.path_b)
+    files = f'<span class="mono">{html(a)}</span>' if a == b else \
+        f'run a <span class="mono">{html(a)}</span>, run b <span class="mono">{html(b)}</span>'
+    return f'<div class="files">in {files}</div>'
 
 
-def _run(run: str, line, path: str | None) -> str:
+def _lines(places: tuple[Place, ...]) -> str:
+    """Each place's lines, with its computation where it changes from the place before."""
+    out, computation = [], None
+    for place in places:
+        where = "" if place.computation == computation else \
+            f'<div class="where">computation <span class="mono">{html(place.computation)}</span></div>'
+        computation = place.computation
+        out.append(f'<div class="place">{where}<div class="pair">{_run("a", place.a)}'
+                   f'{_run("b", place.b)}</div>{_literal(place.literal)}</div>')
+    return "".join(out)
+
+
+def _run(run: str, line) -> str:
     if line is None:
         return f'<div class="run {run} missing">not in run {run}</div>'
     code = "".join(f'<span class="{"chg" if p.changed else "dim"}">{html(p.text)}</span>'
                    for p in line.pieces)
-    return (f'<div class="run {run}"><div class="label"><b>run {run}</b> · line {line.number} of '
-            f'<span class="mono">{html(_base(path))}</span></div><code>{code}</code></div>')
+    return (f'<div class="run {run}"><div class="label"><b>run {run}</b> · line {line.number}</div>'
+            f"<code>{code}</code></div>")
 
 
 def _literal(change: LiteralChange | None) -> str:
@@ -373,9 +386,11 @@ def _graph(n: int, context: FindingContext) -> str:
 
 
 def _half(run: str, side: Side, ids: dict[str, str]) -> str:
-    where = f' · <span class="mono">{html(side.computation)}</span>' if side.computation else ""
-    left = f" · {side.left_out} more neighbours not drawn" if side.left_out else ""
-    label = f'<div class="label"><b>run {run}</b>{where}{left}</div>'
+    where = f' · <span class="mono" title="{html(side.computation)}">{html(side.computation)}</span>' \
+        if side.computation else ""
+    left = f'<div class="left-out">{side.left_out} more neighbour' \
+        f'{"s" if side.left_out != 1 else ""} not drawn</div>' if side.left_out else ""
+    label = f'<div class="label"><b>run {run}</b>{where}</div>{left}'
     if not side.nodes:
         text = "nothing here in this run" if side.computation else \
             f"this computation is not in run {run}"
@@ -409,16 +424,16 @@ def _derived(finding: Finding, context: FindingContext) -> str:
     kinds = ", ".join(f"{d.count} {d.kind}" for d in finding.derived)
     places = context.derived if len(context.derived) == len(finding.derived) else \
         ((),) * len(finding.derived)
-    items = "".join(_derived_item(d, p, context) for d, p in zip(finding.derived, places))
+    items = "".join(_derived_item(d, p) for d, p in zip(finding.derived, places))
     return (f'<details class="derived"><summary>{total} change{"s" if total != 1 else ""} '
             f"follow from it ({html(kinds)})</summary>{items}</details>")
 
 
-def _derived_item(derived: Finding, places: tuple[Place, ...], context: FindingContext) -> str:
+def _derived_item(derived: Finding, places: tuple[Place, ...]) -> str:
     values = f" e.g. <code>{html(_short(derived.old or '(none)', 80))}</code> → " \
              f"<code>{html(_short(derived.new or '(none)', 80))}</code>" \
         if derived.old or derived.new else ""
     detail = f'<div class="muted">{html(derived.detail)}</div>' if derived.detail else ""
-    lines = "".join(_place(p, context) for p in places)
+    lines = _lines(places)
     return (f'<div class="derived-item"><div class="what"><b>{derived.count} {html(derived.kind)}'
             f"</b>{values}</div>{detail}{lines}</div>")
