@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 PLACES = 3  # places of a finding shown as lines
 DERIVED_PLACES = 1  # places of each derived group
+DERIVED_GROUPS = 12  # derived groups given places; a version upgrade folds hundreds
 GRAPH_PLACES = 2  # places a graph starts from (more make a tangle, not a picture)
 SIDE_NODES = 14  # nodes of one side of a graph
 SIDE_MINIMUM = 4  # a side with fewer goes on from what it has
@@ -139,7 +140,7 @@ class Graph:
 @dataclass(frozen=True)
 class FindingContext:
     """Lines and neighbourhood of one finding (``Report.context`` is aligned with
-    ``Report.findings``); ``derived`` holds the first places of each derived group."""
+    ``Report.findings``); ``derived`` holds the first places of the first derived groups."""
 
     places: tuple[Place, ...] = ()
     graph: Graph | None = None
@@ -207,7 +208,7 @@ class _StageView:
                        if p is not None)
         derived = tuple(tuple(p for p in (self.place(w, d.kind)
                                           for w in d.where[:DERIVED_PLACES]) if p is not None)
-                        for d in finding.derived)
+                        for d in finding.derived[:DERIVED_GROUPS])
         return FindingContext(places, self.graph(finding.where), derived,
                               self.stage.path_a, self.stage.path_b)
 

@@ -37,6 +37,8 @@ ASSETS = Path(__file__).with_name("assets")
 VALUE_LIMIT = 160  # characters of an old or new value in a heading
 ELEMENTS_INLINE = 4  # changed elements of a literal named before the expander
 ORIGINS_LISTED = 8
+DERIVED_SHOWN = 12  # groups of derived changes listed under a cause (context.DERIVED_GROUPS)
+PROGRAMS_SHOWN = 6  # rows of the programs table before the rest fold away
 STACK_SHOWN = 4  # innermost frames of a call stack shown; the rest behind an expander
 
 
@@ -110,24 +112,31 @@ def _facts(report: Report, run_a: str, run_b: str) -> str:
 
 
 def _files(report: Report) -> str:
-    """The files of the stages that differ (the programs table counts the others)."""
+    """The files of the main program's stages that differ (the programs table
+    counts every program's changes)."""
+    main = next((p.program for p in report.programs if p.main), None)
+    single = len(report.programs) <= 1
     rows = []
     for name, info in report.stages.items():
-        if not info.get("changes"):
+        program, _, stage = name.rpartition(": ")
+        if not info.get("changes") or not single and program != main:
             continue
         a, b = _base(info.get("a")), _base(info.get("b"))
         files = html(a) if a == b else f"{html(a)}<br>{html(b)}"
-        rows.append(f'<tr><td>{html(_stage_word(name))}</td><td>{info["changes"]}</td>'
+        rows.append(f'<tr><td>{html(STAGE_WORDS.get(stage, stage))}</td><td>{info["changes"]}</td>'
                     f'<td class="path">{files}</td></tr>')
     if not rows:
         return ""
-    return ('<section><h2>Stages that differ</h2><table><tr><th>stage</th><th>changes</th>'
+    title = "Stages that differ" if single else \
+        f'Stages that differ in <span class="mono">{html(main)}</span>'
+    return (f'<section><h2>{title}</h2><table><tr><th>stage</th><th>changes</th>'
             f'<th>file (run a, run b)</th></tr>{"".join(rows)}</table></section>')
 
 
 def _programs(report: Report) -> str:
     """Every program paired across the runs: its modules, how they were paired,
-    its changes per stage and its verdicts; the unchanged ones folded away."""
+    its changes per stage and its verdicts; past the first few, and those the
+    same in both runs, folded away."""
     if not report.programs:
         return ""
     changes: dict[str, list[str]] = {}
@@ -145,17 +154,18 @@ def _programs(report: Report) -> str:
                 f'<td class="path">{html(p.b or "(none)")}</td><td>{html(p.how)}</td>'
                 f"<td>{html(counts)}</td><td>{_yes_no(p.recompiles)}</td>"
                 f"<td>{_yes_no(p.same_executable, good=True)}</td><td>{p.causes}</td></tr>")
-    differ = [p for p in report.programs if not _unchanged(p)]
-    same = [p for p in report.programs if _unchanged(p)]
     head = ('<tr><th>program</th><th>run a module</th><th>run b module</th><th>paired by</th>'
             '<th>changes</th><th>recompiles</th><th>same executable</th><th>causes</th></tr>')
-    table = f'<table>{head}{"".join(row(p) for p in differ or same)}</table>'
-    folded = ""
-    if differ and same:
-        folded = (f'<details><summary>{len(same)} more program{"s" if len(same) != 1 else ""} '
-                  f'paired, the same in both runs</summary><table>{head}'
-                  f'{"".join(row(p) for p in same)}</table></details>')
-    return f'<section class="wide"><h2>Programs paired</h2>{table}{folded}</section>'
+    differ = [p for p in report.programs if not _unchanged(p)]
+    same = [p for p in report.programs if _unchanged(p)]
+    shown, rest = (differ or same)[:PROGRAMS_SHOWN], (differ or same)[PROGRAMS_SHOWN:]
+    folds = [(rest, "that differ"), (same if differ else [], "the same in both runs")]
+    folded = "".join(
+        f'<details><summary>{len(group)} more program{"s" if len(group) != 1 else ""} paired, '
+        f'{what}</summary><table>{head}{"".join(row(p) for p in group)}</table></details>'
+        for group, what in folds if group)
+    return (f'<section class="wide"><h2>Programs paired</h2><table>{head}'
+            f'{"".join(row(p) for p in shown)}</table>{folded}</section>')
 
 
 def _unchanged(program: ProgramVerdict) -> bool:
@@ -182,13 +192,6 @@ def _yes_no(value: bool | None, good: bool = False) -> str:
         return '<span class="unsure-text">cannot tell</span>'
     bad = value is not good
     return f'<span class="{"yes" if bad else "no"}">{"yes" if value else "no"}</span>'
-
-
-def _stage_word(stage: str) -> str:
-    """``before`` for before_optimizations; a program's stage keeps its program name."""
-    program, _, name = stage.rpartition(": ")
-    word = STAGE_WORDS.get(name, name)
-    return f"{program}: {word}" if program else word
 
 
 def _base(path: object) -> str:
@@ -227,7 +230,7 @@ def _cause(n: int, finding: Finding, context: FindingContext) -> str:
     moves = (f'<span class="tag moves">moves {html(", ".join(_hash_titles(finding.affects)))}'
              "</span>" if finding.affects else '<span class="tag nomove">moves no cache key</span>')
     program = f'<span class="tag">{html(finding.program)}</span>' if finding.program else ""
-    count = f'<span class="tag">{finding.count} place{"s" if finding.count != 1 else ""}</span>'
+    count = f'<span class="tag">{_count(finding)}</span>'
     summary = f'<p class="summary">{html(finding.summary)}</p>' if finding.summary else ""
     body = [_origin(finding), _advice(finding)]
     if finding.detail and finding.detail not in finding.summary:
@@ -248,6 +251,12 @@ def _cause(n: int, finding: Finding, context: FindingContext) -> str:
             f"{count}{moves}{program}</div>"
             f'<h2 class="change">{_change(finding.old, finding.new)}</h2>{summary}</header>'
             f'<div class="body">{"".join(body)}</div></article>')
+
+
+def _count(finding: Finding) -> str:
+    if any(w.a or w.b for w in finding.where):
+        return f'{finding.count} place{"s" if finding.count != 1 else ""}'
+    return f'seen {finding.count} time{"s" if finding.count != 1 else ""}'
 
 
 def _all_origins(finding: Finding):
@@ -421,12 +430,17 @@ def _derived(finding: Finding, context: FindingContext) -> str:
     if not finding.derived:
         return ""
     total = sum(d.count for d in finding.derived)
-    kinds = ", ".join(f"{d.count} {d.kind}" for d in finding.derived)
-    places = context.derived if len(context.derived) == len(finding.derived) else \
-        ((),) * len(finding.derived)
-    items = "".join(_derived_item(d, p) for d, p in zip(finding.derived, places))
+    by_kind = Counter()
+    for d in finding.derived:
+        by_kind[d.kind] += d.count
+    kinds = ", ".join(f"{n} {kind}" for kind, n in by_kind.items())
+    places = context.derived + ((),) * (len(finding.derived) - len(context.derived))
+    items = "".join(_derived_item(d, p) for d, p in zip(finding.derived[:DERIVED_SHOWN], places))
+    rest = len(finding.derived) - DERIVED_SHOWN
+    more = f'<p class="muted">and {rest} more groups (--format json lists them all)</p>' \
+        if rest > 0 else ""
     return (f'<details class="derived"><summary>{total} change{"s" if total != 1 else ""} '
-            f"follow from it ({html(kinds)})</summary>{items}</details>")
+            f"follow from it ({html(kinds)})</summary>{items}{more}</details>")
 
 
 def _derived_item(derived: Finding, places: tuple[Place, ...]) -> str:
