@@ -186,7 +186,6 @@ class _StageView:
         self.alignment: Alignment = stage.alignment
         self.by_a = {m.a.name: m for m in self.alignment.computations}
         self.by_b = {m.b.name: m for m in self.alignment.computations}
-        self.reverse_computations = {b: a for a, b in self.alignment.computation_pairs.items()}
         self.changed_a: set[tuple[str, str]] = set()
         self.changed_b: set[tuple[str, str]] = set()
         for change in stage.changes:
