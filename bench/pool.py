@@ -5,7 +5,10 @@ two runs by structure reads every module too. This times the counting of
 ``ls`` (``hlodiff.dumps.list_dump``) on a dump directory twice, each in a
 fresh process: with the files shared out among worker processes, and with
 the pool switched off (everything read in one process), and prints both and
-their ratio (the pool pays when it is below 1). Best of ``--runs``.
+their ratio (the pool pays when it is below 1). Best of ``--runs``. It also
+times the standard library's way, a ``concurrent.futures`` process pool with
+the spawn start method sharing out the same files, to judge whether the
+hand-written pipes of pool.py earn their keep.
 
     python bench/pool.py /work/bigdumps/multi
 """
@@ -28,6 +31,14 @@ from hlodiff.dumps import pool
 from hlodiff.dumps import list_dump, load_dump
 if sys.argv[2] == "off":
     pool.MIN_BYTES = float("inf")
+elif sys.argv[2] == "futures":
+    import multiprocessing, os
+    from concurrent.futures import ProcessPoolExecutor
+    def read_files(reader, paths, on_read=None):
+        with ProcessPoolExecutor(max(1, (os.cpu_count() or 1)),
+                                 mp_context=multiprocessing.get_context("spawn")) as executor:
+            return list(executor.map(pool._read, [reader] * len(paths), paths))
+    pool.read_files = read_files  # what list_dump calls
 dump = load_dump(sys.argv[1])
 start = time.perf_counter()
 rows = list_dump(dump).rows
@@ -52,10 +63,13 @@ def main() -> None:
     compileall.compile_dir(ROOT / "hlodiff", quiet=1)  # start-up as installed (see diff.py)
     alone = min(timed(args.dump_dir, "off") for _ in range(args.runs))
     pooled = min(timed(args.dump_dir, "on") for _ in range(args.runs))
-    assert alone[1] == pooled[1], "the pool counted differently"
+    futures = min(timed(args.dump_dir, "futures") for _ in range(args.runs))
+    assert alone[1] == pooled[1] == futures[1], "the pools counted differently"
     figures = {"modules_counted": alone[2],
                "cpus": os.cpu_count(), "one_process_s": round(alone[0], 2),
                "pool_s": round(pooled[0], 2), "pool_over_one_process": round(pooled[0] / alone[0], 2),
+               "futures_s": round(futures[0], 2),
+               "futures_over_pool": round(futures[0] / pooled[0], 2),
                "instructions": alone[1]}
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -64,7 +78,9 @@ def main() -> None:
     print(f"counting instructions, one process:  {alone[0]:6.2f} s")
     print(f"counting instructions, pool:         {pooled[0]:6.2f} s   "
           f"ratio {pooled[0] / alone[0]:.2f} (below 1: the pool pays)")
-    print(f"instructions counted: {alone[1]} (the same both ways)")
+    print(f"counting instructions, concurrent.futures (spawn): {futures[0]:6.2f} s   "
+          f"ratio to the pool {futures[0] / pooled[0]:.2f}")
+    print(f"instructions counted: {alone[1]} (the same every way)")
 
 
 if __name__ == "__main__":

@@ -134,6 +134,8 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     """
     html = wants_page(fmt, output)
     from .integrations.gitdiff import diff_request
+    if len(paths) == 1:
+        raise HlodiffError(_one_run(Path(paths[0])))
     request = diff_request(paths, os.environ)
     lenient = request.under_git and not exit_code
     if request.a is None or request.b is None:
@@ -273,25 +275,71 @@ def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str,
 @cli.command("log")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--dump", "dump_dir", type=click.Path(path_type=Path),
-              help="The run's --xla_dump_to directory: name the modules to diff next.")
+              help="The run's --xla_dump_to directory: explain each recompilation from it.")
 @format_option(render.Format.TEXT, render.Format.JSON)
 def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
-    """Find every compilation in framework logs; count recompilations per program.
+    """Find every compilation in a run's logs; count and explain recompilations per program.
 
-    Reads JAX (jax_log_compiles, jax_explain_cache_misses), XLA
-    (TF_CPP_VMODULE=py_executable=1), TensorFlow
-    (TF_CPP_VMODULE=device_compiler=3), PyTorch/XLA (PT_XLA_DEBUG_LEVEL=2)
-    and Graphcore logs. The first compilation of a program is its warm-up.
-    Exits 1 when some program recompiled.
+    Reads JAX (JAX_LOG_COMPILES, JAX_EXPLAIN_CACHE_MISSES, persistent cache
+    lines), XLA (TF_CPP_VMODULE=py_executable=1), TensorFlow
+    (TF_CPP_VMODULE=device_compiler=3; =1 and default logging say less),
+    PyTorch/XLA (PT_XLA_DEBUG_LEVEL=1 or 2) and Graphcore logs. Loads from a
+    persistent cache are not compilations. The first compilation of a
+    program is its warm-up. With --dump, each recompilation is matched to
+    its modules (by program name and order) and explained next to the
+    log's own cause. Exits 1 when a user program recompiled (or, unnamed,
+    cannot be told apart), 0 otherwise.
     """
     from .integrations.compile_log import scan, summarise
+    from .integrations.recompiles import explain_log
     from .dumps import load_dump
-    summaries = summarise(scan(list(files)), load_dump(dump_dir) if dump_dir else None)
+    from .render import compile_log as render_log
+    programs = summarise(scan(list(files)), load_dump(dump_dir) if dump_dir else None)
+    logged = explain_log(programs) if dump_dir else None
     if fmt == render.Format.JSON.value:
-        render_json.dump(render_json.compile_log_document(summaries), sys.stdout)
+        render_json.dump(render_log.log_document(programs, logged), sys.stdout)
     else:
-        render_text.compile_log_table(summaries)
-    return EXIT_DIFFERENT if any(s.recompilations for s in summaries) else EXIT_SAME
+        render_log.log_text(programs, logged)
+    return EXIT_DIFFERENT if any(p.recompiled for p in programs) else EXIT_SAME
+
+
+@cli.command()
+@click.argument("dump_dir", type=click.Path(path_type=Path))
+@format_option(render.Format.TEXT, render.Format.JSON)
+def recompiles(dump_dir: Path, fmt: str) -> int:
+    """Why one run compiled a program more than once.
+
+    DUMP_DIR is one run's --xla_dump_to directory. Every program it holds
+    under several module ids is listed in one line, each recompilation
+    explained against the latest earlier compilation with the same input
+    shapes (else the one before it), with its source line; then the full
+    diff of each. Exits 1 when a user program recompiled, 0 otherwise
+    (JAX's eager set-up ops compile once per shape and do not count).
+    """
+    from .integrations.recompiles import find_recompilations
+    from .dumps import load_dump
+    from .render import compile_log as render_log
+    programs = find_recompilations(load_dump(dump_dir))
+    if fmt == render.Format.JSON.value:
+        render_json.dump(render_log.recompiles_document(str(dump_dir), programs), sys.stdout)
+    else:
+        render_log.recompiles_text(str(dump_dir), programs)
+    return EXIT_DIFFERENT if any(p.user for p in programs) else EXIT_SAME
+
+
+def _one_run(target: Path) -> str:
+    """What ``diff`` with one argument should have been."""
+    from .dumps import load_target
+    from .integrations.recompiles import compiled_more_than_once
+    twice = compiled_more_than_once(load_target(target)) if target.is_dir() else []
+    if twice:
+        names = ", ".join(f"{name} ({len(modules)} times)" for name, modules in twice[:3])
+        return (f"{target}: diff compares two runs (A B); this one run compiled {names}: "
+                f"hlodiff recompiles {target} explains each recompilation")
+    if target.is_dir():
+        return (f"{target}: diff compares two runs (A B), got one, which compiled each program "
+                "once: give the dump of a second run to compare it with")
+    return f"{target}: diff compares two runs (A B), got one file: give the other run's file too"
 
 
 def _stderr(message: str) -> None:

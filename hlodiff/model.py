@@ -196,6 +196,11 @@ class Frame:
     column: int = 0
 
 
+# The op_name frameworks give every entry parameter alike: it says nothing of
+# which argument it is (TensorFlow: XLA_Args; PyTorch/XLA: xla__device_data).
+GENERIC_PARAMETER_NAMES = frozenset({"XLA_Args", "xla__device_data"})
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where an instruction came from in the user's program, from its metadata."""

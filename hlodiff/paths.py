@@ -25,25 +25,28 @@ def grammar_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """The user's hlodiff cache: ``$HLODIFF_CACHE_DIR``, else ``$XDG_CACHE_HOME/hlodiff``,
-    else ``~/.cache/hlodiff``. Never a dump directory."""
+    """The user's hlodiff cache: ``$HLODIFF_CACHE_DIR``, else the platform's
+    cache folder (``$XDG_CACHE_HOME/hlodiff`` or ``~/.cache/hlodiff`` on Linux,
+    ``~/Library/Caches/hlodiff`` on macOS, ``%LOCALAPPDATA%\\hlodiff\\Cache``
+    on Windows). Never a dump directory."""
     explicit = os.environ.get("HLODIFF_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "hlodiff"
+    from platformdirs import user_cache_path
+    return user_cache_path("hlodiff", appauthor=False)
 
 
 def secret_dir() -> Path:
     """Where the key that signs cache entries lives: ``$HLODIFF_SECRET_DIR``, else
-    ``$XDG_CONFIG_HOME/hlodiff``, else ``~/.config/hlodiff``. Apart from the
-    cache directory on purpose: whoever can write the cache must not be able
-    to sign for it (hlodiff/cache.py)."""
+    the platform's configuration folder (``$XDG_CONFIG_HOME/hlodiff`` or
+    ``~/.config/hlodiff`` on Linux). Apart from the cache directory on purpose:
+    whoever can write the cache must not be able to sign for it
+    (hlodiff/cache.py)."""
     explicit = os.environ.get("HLODIFF_SECRET_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "hlodiff"
+    from platformdirs import user_config_path
+    return user_config_path("hlodiff", appauthor=False)
 
 
 def package_files() -> list[Path]:

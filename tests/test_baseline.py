@@ -28,8 +28,8 @@ def baseline(tmp_path: Path) -> Path:
 def test_baseline_records_enough_to_explain_without_the_dump(baseline: Path):
     module, = json.loads(baseline.read_text())["modules"]
     assert module["program"] == "jit_train_step"
-    assert set(module["fingerprints"]) == {"xla_fingerprint", "jax_cache_key",
-                                           "graphcore_hlo_hash"}
+    from hlodiff.analysis.hashes import HASHES
+    assert set(module["fingerprints"]) == {h.name for h in HASHES}
     assert module["parameters"][0] == {"number": 0, "shape": "f32[32,64]{1,0}"}
     lr = [c for c in module["constants"] if c["value"] == "0.01"]
     assert len(lr) == 4 and lr[0]["op_name"].endswith("adam_update/mul")
@@ -55,13 +55,13 @@ def test_check_annotates_github_at_the_users_line(baseline: Path):
                   expect=1).stdout
     assert out.startswith("::error file=corpus/gen/jax_cases.py,line=168,"
                           "title=hlodiff: executable changed::")
-    assert "constant 0.01 -> 0.02" in out and "moves jax_cache_key, graphcore_hlo_hash" in out
+    assert "constant 0.01 -> 0.02" in out and "moves jax_cache_key, xla_executable_fingerprint" in out
 
 
 def test_check_writes_a_markdown_pr_comment(baseline: Path):
     out = run_cli("check", "--baseline", str(baseline), str(LR / "run_b"), "--format",
                   "markdown", expect=1).stdout
-    assert out.startswith("### ❌ hlodiff: Different executables")
+    assert out.startswith("### ❌ hlodiff: Recompiles (`jit_train_step`), different executables")
 
 
 def test_update_accepts_the_change(baseline: Path):
@@ -78,7 +78,8 @@ def test_all_modules_baseline_lists_extra_compilations_as_diff_does(tmp_path: Pa
     assert len(json.loads(path.read_text())["modules"]) > 1
     out = run_cli("check", "--baseline", str(path), str(case / "run_b"), "--format", "json",
                   expect=0).stdout
-    assert "module_added" in {f["kind"] for f in json.loads(out)["findings"]}
+    extra = json.loads(out)["extra_compilations"]
+    assert extra and {e["run"] for e in extra} == {"b"}
 
 
 def test_a_bad_baseline_is_one_error_line(tmp_path: Path):

@@ -44,7 +44,7 @@ def test_diff_json_follows_the_documented_schema():
 def test_diff_markdown_is_a_pr_comment():
     text = run_cli("diff", str(LR / "run_a"), str(LR / "run_b"), "--format", "markdown",
                    expect=1).stdout
-    assert text.startswith("### ❌ hlodiff: Recompiles (jit_train_step), different executables")
+    assert text.startswith("### ❌ hlodiff: Recompiles (`jit_train_step`), different executables")
     assert "| # | kind | stage |" in text and "`0.01` → `0.02`" in text
 
 

@@ -71,9 +71,9 @@ def test_external_diff_reports_with_the_path_and_exits_0_under_git(repo: Path):
     done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "HEAD~2", "HEAD")
     lines = done.stdout.splitlines()
     assert lines[0] == "model.hlo"
-    assert lines[1].startswith("Different executables")
+    assert lines[1].startswith("Recompiles (model), different executables")
     assert "constant" in done.stdout and "0.01 -> 0.02" in done.stdout
-    assert "XLA module fingerprint: unchanged" in done.stdout
+    assert "XLA executable fingerprint: changed" in done.stdout
 
 
 def test_external_diff_with_exit_code_stops_git(repo: Path):
@@ -90,7 +90,7 @@ def test_external_diff_renamed_and_added_files(repo: Path):
         (LR / "run_a" / "module_0000.jit_init_params.before_optimizations.txt").read_text())
     git(repo, "add", "renamed.hlo", "extra.hlo")
     done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "--cached", "-M", "HEAD")
-    assert "model.hlo -> renamed.hlo\nDifferent executables" in done.stdout
+    assert "model.hlo -> renamed.hlo\nRecompiles (model), different executables" in done.stdout
     assert "0.02 -> 0.01" in done.stdout
     assert "extra.hlo: added" in done.stdout
 
@@ -98,7 +98,7 @@ def test_external_diff_renamed_and_added_files(repo: Path):
 def test_difftool_shows_the_report(repo: Path):
     done = git(repo, "difftool", "-y", "-x", f"{HLODIFF} diff", "HEAD~2", "HEAD", "--",
                "model.hlo")
-    assert done.stdout.startswith("model.hlo\nDifferent executables")
+    assert done.stdout.startswith("model.hlo\nRecompiles (model), different executables")
     renumber_only = git(repo, "difftool", "-y", "-x", f"{HLODIFF} diff", "HEAD~2", "HEAD~1",
                         "--", "model.hlo")
     assert "Same executable" in renumber_only.stdout
@@ -130,11 +130,11 @@ def test_colours_follow_gits_pager_and_no_color(repo: Path):
             "HEAD"]
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     piped = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env)
-    assert "Different executables" in piped.stdout and "\x1b[" not in piped.stdout
+    assert "different executables" in piped.stdout and "\x1b[" not in piped.stdout
     paged = through_a_terminal(repo, args, env)  # git pipes hlodiff into its pager
-    assert "\x1b[1;31mDifferent executables" in paged
+    assert "\x1b[1;31mRecompiles (model)" in paged
     no_color = through_a_terminal(repo, args, {**env, "NO_COLOR": "1"})
-    assert "Different executables" in no_color and "\x1b[1;31m" not in no_color
+    assert "Recompiles (model)" in no_color and "\x1b[1;31m" not in no_color
 
 
 def test_git_setup_prints_and_applies_the_settings(repo: Path):

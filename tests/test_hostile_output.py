@@ -132,11 +132,16 @@ def hostile(tmp_path_factory) -> Hostile:
         (folder / UNKNOWN).write_text("not HLO\n")
         runs.append((folder, main))
     log = root / "compile.log"
-    log.write_text("".join(
-        f"Compiling jit(step{TITLE}) with global shapes and types (ShapedArray(float32[4]),).\n"
-        f"TRACING CACHE MISS at {SOURCE.splitlines()[0]}:7 because:\n"
-        f"  never seen function:\n    step{CLEAR} id=1 defined at model.py:3\n"
-        for _ in range(2)))
+    # step is compiled twice: the second time JAX says why, with text from the input
+    log.write_text(
+        f"TRACING CACHE MISS at {SOURCE.splitlines()[0]}:7 (<module>):\n"
+        f"  never seen function:\n    step id=1 defined at model.py:3\n"
+        f"Compiling jit(step) with global shapes and types (ShapedArray(float32[4]),).\n"
+        f"TRACING CACHE MISS at {SOURCE.splitlines()[0]}:8 (<module>):\n"
+        f"  for step defined at model.py:3\n"
+        f"  all previously seen cache keys differ. For the closest previous key:\n"
+        f"  different input types:\n  * at x{CLEAR}{TITLE}, now f32[8] and before f32[4]\n"
+        f"Compiling jit(step) with global shapes and types (ShapedArray(float32[8]),).\n")
     bad = root / f"broken{TITLE}.txt"
     bad.write_text(f"HloModule m\n\nENTRY main {{\n  ROOT r = f32[4]{{0}} add({CLEAR}x)\n}}\n")
     baseline = root / "baseline.json"

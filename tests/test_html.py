@@ -90,6 +90,16 @@ def test_check_writes_the_page_for_ci(tmp_path):
     assert "The change in the HLO" in shown  # lines read before the baseline's files went
 
 
+def test_a_doubtful_comparison_says_so_above_the_verdict(tmp_path):
+    out = tmp_path / "report.html"
+    run_cli("diff", str(LR / "run_a"), str(CORPUS / "tf_learning_rate" / "run_a"), "--format",
+            "html", "-o", str(out), expect=1)
+    text = out.read_text()
+    warning = text.index("Check the comparison:")
+    assert warning < text.index("<h1>")
+    assert "run a was compiled by JAX and run b by TensorFlow" in text[warning:]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--format", "html"], "--format html needs -o FILE"),
     (["-o", "out.html"], "-o/--output is for --format html"),

@@ -55,7 +55,7 @@ def mirrored(report) -> Counter:
 
 
 def _swapped(program: str) -> str:
-    """``SyncTensorsGraph (module_0000.x vs module_0002.y)`` with the runs swapped."""
+    """``SyncTensorsGraph (module_0000 vs module_0002)`` with the runs swapped."""
     if " vs " not in program:
         return program
     name, _, pair = program.partition(" (")

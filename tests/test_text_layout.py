@@ -82,11 +82,12 @@ def test_the_footer_counts_what_the_table_leaves_out(reports, case, monkeypatch)
 
 
 def test_the_footer_never_calls_hidden_key_movers_metadata(reports, monkeypatch):
-    """jax_dtype moves keys in 35 findings; 15 fit the table. The rest are said to move keys."""
-    text = " ".join(shown(reports["jax_dtype"], 120, monkeypatch).split())
-    moving = [f for f in reports["jax_dtype"].findings if f.moves_a_hash]
-    assert len(moving) > 15
-    assert f"{len(moving) - 15} that move a cache key" in text
+    """20 findings move keys; 15 fit the table. The rest are said to move keys."""
+    report = reports["jax_dtype"]
+    moving = [f for f in report.findings if f.moves_a_hash]
+    many = replace(report, findings=tuple(replace(moving[0], count=n) for n in range(1, 21)))
+    text = " ".join(shown(many, 120, monkeypatch).split())
+    assert "5 that move a cache key" in text
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -97,8 +98,6 @@ def test_no_placeholder_shows(reports, case, width, monkeypatch):
         assert placeholder not in text, placeholder
 
 
-@pytest.mark.xfail(strict=True, reason="analysis/diff.py (_metadata_difference) writes "
-                                       "str(None) when one side has no op_name")
 def test_no_placeholder_shows_in_markdown(reports):
     assert "`None`" not in markdown(reports["jax_batch_size"])
 
@@ -119,22 +118,23 @@ def test_stages_have_the_same_words_in_text_and_markdown(reports, case, monkeypa
 
 def test_each_note_is_printed_once(reports, monkeypatch):
     report = reports["tf_extra_compilations"]
-    assert report.notes
-    doubled = replace(report, notes=report.notes + report.notes)
+    note = "the runs used different persistent-cache paths"
+    doubled = replace(report, notes=(note, note))
     text = " ".join(shown(doubled, 120, monkeypatch).split())
-    assert all(text.count(f"note: {note}") == 1 for note in report.notes)
+    assert text.count(f"note: {note}") == 1
 
 
 def test_extra_compilations_have_their_own_section_not_rows_of_the_table(reports, monkeypatch):
     report = reports["tf_extra_compilations"]
     text = " ".join(shown(report, 80, monkeypatch).split())
-    assert text.startswith("Same executable: nothing the compiler sees differs; 2 extra "
-                           "compilations in one run.")
+    # TensorFlow's trace counter moved (its keys hold it), XLA produced the same programs
+    assert text.startswith("Recompiles (a_inference_train_step")
+    assert "but XLA produces the same executable; 2 extra compilations in one run." in text
     assert "extra compilations: run b alone compiled 2 modules: module_0000.a_inference_running_" \
            "mean_16…, module_0001.a_inference_outer_max_35…" in text
-    assert "module_added" not in text and "recompile" not in text
+    assert "module_added" not in text and "extra compilation is itself" not in text
     comment = markdown(report)
-    assert "| 1 |" not in comment and "Extra compilations: run b alone compiled " \
+    assert "module_added" not in comment and "Extra compilations: run b alone compiled " \
         "`module_0000.a_inference_running_mean_16…`, `module_0001.a_inference_outer_max_35…`." \
         in comment
 

@@ -66,6 +66,13 @@ run tf_persistent_warm "XLA_FLAGS=--xla_dump_to=$tmp/tf_persistent_warm_dump $tf
   $TF tf_device_compiler.py "$tmp/tf_cache"
 run tf_keras_fit "XLA_FLAGS=--xla_dump_to=$tmp/tf_keras_fit_dump \
 TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compiler=1" $TF tf_keras_fit.py
+# The same fit with its dump kept: at device_compiler=1 (hlodiff log --dump names the
+# compilations from it) and at device_compiler=3 (concrete functions named in the log).
+for level in 1 3; do
+  run tf_keras_fit_v$level "XLA_FLAGS=--xla_dump_to=$tmp/tf_keras_fit_v${level}_dump \
+TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compiler=$level" $TF tf_keras_fit.py
+  keep_dump tf_keras_fit_v$level
+done
 
 # PyTorch/XLA 2.9
 run torch_debug_level1 "PJRT_DEVICE=CPU PT_XLA_DEBUG_LEVEL=1" $TORCH torch_debug.py

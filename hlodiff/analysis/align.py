@@ -48,7 +48,7 @@ from typing import ClassVar
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from ..model import Computation, Instruction, Module, cached
+from ..model import GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, cached
 from ..syntax.unchanged import Seed
 
 _FUZZY_CUTOFF = 70.0
@@ -314,16 +314,40 @@ class _Aligner:
                         continue
                     for ca, cb in called_pairs(x, y):
                         votes[(ca, cb)] += 1
+            votes = {(ca, cb): n for (ca, cb), n in votes.items()
+                     if ca in self.a.by_name and cb in self.b.by_name}
             # the same code first (a reducer that takes the maximum pairs with one
             # that does, whatever an instruction pairing that is off says), then
             # the most calls agreeing
             candidates = [((self.fa.computation(ca) != self.fb.computation(cb), -n,
                             _name_distance(ca, cb),
                             *_closeness(self.position_a.get(ca, 0), self.position_b.get(cb, 0))),
-                           ca, cb) for (ca, cb), n in votes.items()
-                          if ca in self.a.by_name and cb in self.b.by_name]
+                           ca, cb) for (ca, cb), n in {**votes, **self._crossed(votes)}.items()]
             for x, y in _take_best(candidates, self._free_a, self._free_b):
                 self._pair_computations(x, y)
+
+    def _crossed(self, votes: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
+        """Calls that now go to another computation, both computations unchanged:
+        reduce(to_apply=max) became reduce(to_apply=add), max and add in both
+        runs. The call votes max with add, which would make two changed bodies;
+        pairing each with its own code leaves one changed call, the fewer
+        changes. Offered only when both computations of the voted pair have
+        their code free on the other side (a body that changed keeps its vote)."""
+        code_a: dict[int, list[str]] = defaultdict(list)
+        code_b: dict[int, list[str]] = defaultdict(list)
+        for c in self.a.computations:
+            if self._free_a(c.name):
+                code_a[self.fa.computation(c.name)].append(c.name)
+        for c in self.b.computations:
+            if self._free_b(c.name):
+                code_b[self.fb.computation(c.name)].append(c.name)
+        out: dict[tuple[str, str], int] = {}
+        for (ca, cb), n in votes.items():
+            own_b, own_a = code_b.get(self.fa.computation(ca)), code_a.get(self.fb.computation(cb))
+            if own_b and own_a and self.fa.computation(ca) != self.fb.computation(cb):
+                out.update({(ca, y): n for y in own_b})
+                out.update({(x, cb): n for x in own_a})
+        return out
 
     def _match(self, a_name: str, b_name: str) -> ComputationMatch:
         a, b = self.a.by_name[a_name], self.b.by_name[b_name]
@@ -761,12 +785,12 @@ def _parameter_role(parameter: Instruction) -> tuple:
     """What a parameter stands for, when its metadata names it (JAX prints the
     argument's name: ``x``, ``params['w']``); a generic name says nothing."""
     name = parameter.metadata.get("op_name")
-    return ("named", name) if name and name not in _GENERIC_PARAMETER_NAMES else ("unnamed", id(parameter))
+    return ("named", name) if name and name not in GENERIC_PARAMETER_NAMES else ("unnamed", id(parameter))
 
 
 def _interface_key(parameter: Instruction) -> tuple:
     name = parameter.metadata.get("op_name")
-    return (str(parameter.shape), name if name not in _GENERIC_PARAMETER_NAMES else None)
+    return (str(parameter.shape), name if name not in GENERIC_PARAMETER_NAMES else None)
 
 
 def _same_interface(p: Instruction, q: Instruction) -> bool:
@@ -777,7 +801,6 @@ def _same_interface(p: Instruction, q: Instruction) -> bool:
     return name_p is None or name_q is None or name_p == name_q
 
 
-_GENERIC_PARAMETER_NAMES = frozenset({"XLA_Args", "xla__device_data"})
 
 
 def _group(instructions: list[Instruction]) -> dict[str, list[Instruction]]:

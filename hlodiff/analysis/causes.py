@@ -49,7 +49,7 @@ PRIORITY = {
     "called_computation": 5, "operands": 6, "attribute": 6, "shape": 7, "layout": 8,
     "computation_added": 9, "computation_removed": 9, "elided_constant": 9,
     "module_added": 10, "module_removed": 10, "metadata": 11,
-    "replaced": 5, "parameter_order": 0, "program_name": 9,
+    "replaced": 5, "parameter_order": 0, "program_name": 9, "module_number": 10,
 }
 # Kinds that follow from a change upstream when what they read carries one.
 _FOLLOWING = frozenset({"shape", "dtype", "layout", "attribute", "operands", "called_computation"})

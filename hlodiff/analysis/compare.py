@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Callable
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from ..dumps.environment import cache_paths_differ, differences, environment
 from ..dumps.mlir import mlir_type, read_constants, settle
+from ..errors import HlodiffError
 from ..model import Module, Origin
 from .diff import Change, diff_modules
 from .explain import ExtraCompilation, ModulePairing, ProgramDiff, Report, StageDiff, explain
+from .hashes import hashes_proto
 
 if TYPE_CHECKING:
     from ..syntax.unchanged import Seed
@@ -91,7 +93,7 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     names = [pair.a.normalised or pair.a.label for pair in pairing.pairs]
     programs = [_program_diff(pair, step, pair is pairing.main,
                               name if names.count(name) == 1
-                              else f"{name} ({pair.a.label} vs {pair.b.label})")
+                              else f"{name} ({_short_label(pair.a)} vs {_short_label(pair.b)})")
                 for pair, name in zip(pairing.pairs, names)]
     extra: tuple[ExtraCompilation, ...] = ()
     if unpaired:
@@ -99,7 +101,8 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
                       for run, modules in (("a", pairing.only_a), ("b", pairing.only_b))
                       for m in modules)
     step("explaining")
-    report = explain(programs, extra, tuple(pairing.notes))
+    report = explain(programs, extra, tuple(pairing.notes),
+                     comparison_warnings(dump_a, dump_b, pairing, chosen_by_user=not unpaired))
     if not context:
         return report
     from .context import finding_contexts
@@ -107,6 +110,35 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     return replace(report, context=finding_contexts(
         report.findings, programs,
         lambda name: (_mlir_constants(pairs[name].a), _mlir_constants(pairs[name].b))))
+
+
+_FRAMEWORK_NAMES = {"jax": "JAX", "tensorflow": "TensorFlow", "pytorch": "PyTorch/XLA"}
+
+
+def comparison_warnings(dump_a: Dump, dump_b: Dump, pairing,
+                        chosen_by_user: bool = False) -> tuple[str, ...]:
+    """What makes the comparison itself doubtful: runs of two frameworks, or
+    main programs paired only as the largest of each run, names apart (not
+    when the user named the two files)."""
+    from ..dumps.pairing import LARGEST
+    out = []
+    frameworks = [{m.name.frontend for m in dump.modules} - {None} for dump in (dump_a, dump_b)]
+    if all(frameworks) and not frameworks[0] & frameworks[1]:
+        said = [" and ".join(sorted(_FRAMEWORK_NAMES[f] for f in names)) for names in frameworks]
+        out.append(f"run a was compiled by {said[0]} and run b by {said[1]}: they cannot hold "
+                   "the same program, so every difference below is expected")
+    main = pairing.main_pair
+    if main is not None and main.how == LARGEST and main.a.normalised != main.b.normalised \
+            and not chosen_by_user:
+        out.append(f"the main programs, {main.a.normalised} and {main.b.normalised}, were paired "
+                   "only as the largest of each run: nothing else says they are one program "
+                   "(--module REGEX picks the program to compare)")
+    return tuple(out)
+
+
+def _short_label(module: DumpModule) -> str:
+    """module_0002 for a program that shares its name with others (torch-xla's)."""
+    return module.label if module.module_id is None else f"module_{module.module_id:04d}"
 
 
 def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
@@ -120,11 +152,24 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     if named is not None and named[0] != named[1]:  # the HloModule names
         outside.append(Change("program_name", named[0], named[1], "", None, None, Origin(),
                               _program_name_detail(*named)))
+    ids = pair.a.module_id, pair.b.module_id
+    framework = pair.a.name.frontend or pair.b.name.frontend
+    if hashes_proto(framework) and None not in ids and ids[0] != ids[1]:
+        outside.append(Change("module_number", f"module {ids[0]}", f"module {ids[1]}", "", None,
+                              None, Origin(), _module_number_detail(*ids)))
     note = cache_paths_differ(env_a, env_b)
     return ProgramDiff(name,
                        ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
-                       pair.a.name.frontend or pair.b.name.frontend, (note,) if note else (),
+                       framework, (note,) if note else (),
                        is_main)
+
+
+def _module_number_detail(old: int, new: int) -> str:
+    """Why a module's number matters: its proto's ids count on from what was built before."""
+    more, run = abs(new - old), "b" if new > old else "a"
+    return (f"the dump numbers this program {old} in run a and {new} in run b: run {run} built "
+            f"{more} more module{'s' if more > 1 else ''} before it, so the ids in its module "
+            "proto differ, and the hashes of that proto with them")
 
 
 def _program_name_detail(old: str, new: str) -> str:
@@ -143,6 +188,8 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     aligned: hlodiff/syntax/unchanged.py)."""
     from .align import align
     shared = [s for s in (BEFORE, AFTER) if a.stage_file(s) and b.stage_file(s)]
+    if not shared:
+        _same_stage(a, b)
     out = []
     for stage in shared or [None]:
         name = stage or (a.primary.stage.name if a.primary and a.primary.stage else "hlo")
@@ -155,6 +202,21 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
         out.append(StageDiff(name, ma, mb, diff_modules(ma, mb, alignment),
                              str(path_a), str(path_b), alignment))
     return out
+
+
+_STAGE_WORDS = {BEFORE: "the compile input (before optimizations)",
+                AFTER: "the optimized program (after optimizations)"}
+
+
+def _same_stage(a: DumpModule, b: DumpModule) -> None:
+    """One file before optimizations against one after is not a question about
+    two runs: XLA rewrote the program between the two, they always differ."""
+    stages = [m.primary.stage.name if m.primary and m.primary.stage else None for m in (a, b)]
+    if stages[0] != stages[1] and all(s in _STAGE_WORDS for s in stages):
+        paths = [m.root / m.primary.relative for m in (a, b)]
+        raise HlodiffError(f"{paths[0]} is {_STAGE_WORDS[stages[0]]} and {paths[1]} is "
+                           f"{_STAGE_WORDS[stages[1]]}: XLA rewrote the program between the "
+                           "two, so they always differ; compare two files of the same stage")
 
 
 def _read_pair(a: DumpModule, b: DumpModule, stage: str | None) -> tuple[Module, Module, Seed]:

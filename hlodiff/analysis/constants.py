@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import Computation, Instruction, Module, Origin
+from ..model import GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, Origin
 
 # Users that only move or reshape a value: look through them for an origin.
 _PASS_THROUGH = frozenset({"broadcast", "reshape", "convert", "bitcast", "copy", "transpose",
@@ -76,15 +76,22 @@ def origin_from_users(module: Module, start: Instruction,
 
 def constant_origin(module: Module, instruction: Instruction,
                     users: dict[str, list[Instruction]]) -> tuple[Origin, tuple[str, ...]]:
-    """Where a constant came from, and the users it was learnt from (if any).
+    """Where a constant or a parameter came from, and the users it was learnt
+    from (if any).
 
     A constant's own metadata rarely says where it is used: JAX gives scalars
     none, PyTorch/XLA names them ``prim__Constant``. When its own op_name has
     no scope path, the scope of the nearest users is taken, keeping the
-    constant's own source line when it has one.
+    constant's own source line when it has one (PyTorch/XLA's is the line
+    that made the tensor). A parameter keeps its own op_name where it names
+    the argument (JAX writes ``x``, ``params['w']``), and borrows where the
+    framework wrote the same placeholder for all (GENERIC_PARAMETER_NAMES).
     """
     origin = module.origin(instruction)
     if origin.op_name and "/" in origin.op_name:
+        return origin, ()
+    if instruction.opcode == "parameter" and origin.op_name and \
+            origin.op_name not in GENERIC_PARAMETER_NAMES:
         return origin, ()
     borrowed, via = origin_from_users(module, instruction, users)
     if not origin:

@@ -190,7 +190,7 @@ class _ComputationDiff:
     # origins ------------------------------------------------------------------------
 
     def _origin(self, module: Module, instruction: Instruction, side: str) -> Origin:
-        if instruction.opcode != "constant":
+        if instruction.opcode not in ("constant", "parameter"):
             return module.origin(instruction)
         users = getattr(self, f"_users_{side}")
         if users is None:

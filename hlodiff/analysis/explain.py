@@ -35,7 +35,7 @@ from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
 from .findings import Finding, Where, finding, group
-from .hashes import COMPILE_INPUT, HASHES, applicable, compiled, rule, verdicts
+from .hashes import COMPILE_INPUT, HASHES, OUTSIDE_KINDS, applicable, compiled, rule, verdicts
 
 if TYPE_CHECKING:
     from .align import Alignment
@@ -98,6 +98,9 @@ class Report:
     recompiles: bool | None = None
     programs: tuple[ProgramVerdict, ...] = ()
     extra_compilations: tuple[ExtraCompilation, ...] = ()
+    # why the comparison itself may be the wrong one (two frameworks, programs
+    # paired only for lack of better): said before anything else
+    warnings: tuple[str, ...] = ()
     # each finding's lines and neighbourhood, aligned with ``findings``; filled
     # only when asked for (compare(..., context=True)), else ()
     context: tuple[FindingContext, ...] = ()
@@ -136,7 +139,7 @@ class ProgramDiff:
 
 
 def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (),
-            notes: tuple[str, ...] = ()) -> Report:
+            notes: tuple[str, ...] = (), warnings: tuple[str, ...] = ()) -> Report:
     """Turn per-program, per-stage changes into a ranked report with verdicts."""
     verdicts_: list[ProgramVerdict] = []
     findings: list[Finding] = []
@@ -164,7 +167,7 @@ def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (
         findings=tuple(findings), hashes=hashes, stages=stage_info,
         modules=tuple(p.pairing for p in programs), notes=program_notes + tuple(notes),
         recompiles=_combine([v.recompiles for v in verdicts_], any_true=True),
-        programs=tuple(verdicts_), extra_compilations=tuple(extra))
+        programs=tuple(verdicts_), extra_compilations=tuple(extra), warnings=tuple(warnings))
 
 
 def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
@@ -241,7 +244,7 @@ def _stage_findings(stage: StageDiff) -> list[Finding]:
 
 
 def _outside_summary(change: Change) -> str:
-    return change.detail if change.kind in ("environment", "program_name") else ""
+    return change.detail if change.kind in OUTSIDE_KINDS else ""
 
 
 def _fold_environment(findings: list[Finding]) -> list[Finding]:
@@ -415,7 +418,8 @@ def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
     hashes = verdicts(by_stage.get(BEFORE) if BEFORE in by_stage else by_stage.get(single),
                       by_stage.get(AFTER) if AFTER in by_stage else by_stage.get(single), outside,
                       program.framework)
-    keyed = [value for name, value in hashes.items() if rule(name).stage == COMPILE_INPUT]
+    keyed = [value for name, value in hashes.items()
+             if rule(name).stage == COMPILE_INPUT and rule(name).cache_key]
     if keyed:  # the framework's own compile-input keys decide whether it recompiles
         recompiles = True if True in keyed else (None if None in keyed else False)
     return ProgramVerdict(program.program, program.pairing.a, program.pairing.b, program.pairing.how,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import Module, Origin
+from ..model import GENERIC_PARAMETER_NAMES, Module, Origin
 from .causes import PRIORITY, element_types, moved_dims
 from .diff import Change
 from .hashes import HASHES, affects
@@ -186,7 +186,7 @@ def _one_per_line(findings: list[Finding]) -> list[Finding]:
     others are counted under the first (the most direct kind of change)."""
     by_line: dict[str, list[int]] = defaultdict(list)
     for i, f in enumerate(findings):
-        if f.kind not in ("metadata", "program_name") and f.origin.location:
+        if f.kind not in ("metadata", "program_name", "module_number") and f.origin.location:
             by_line[f.origin.location].append(i)
     folded: set[int] = set()
     out = list(findings)
@@ -479,7 +479,7 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
         derived = [d for c in group_ for d in following.get(id(c), ())]
         summary = ""
         if group_ and moved_dims(group_[0]):
-            names = " and ".join(_parameter_label(c, old=True) for c in group_[:4])
+            names = " and ".join(_parameter_label(c, b, old=True) for c in group_[:4])
             more = f" and {len(group_) - 4} more" if len(group_) > 4 else ""
             dims_text = ", ".join(f"{o} -> {n}" for o, n in moved)
             leading = all(_leading_moves(c) for c in group_)
@@ -511,12 +511,16 @@ def _leading_moves(change: Change) -> bool:
     return bool(old) and len(old) == len(new) and old[0] != new[0] and old[1:] == new[1:]
 
 
-def _parameter_label(change: Change, old: bool = False) -> str:
-    name = change.origin.op_name
+def _parameter_label(change: Change, b: Module, old: bool = False) -> str:
+    """``x f32[16,32]`` where the framework named the argument (JAX writes its
+    name as the parameter's op_name), else ``argument 1 f32[16,32]``."""
     shape = ((change.old if old else change.new) or "").split(" parameter(")[0]
     if "]{" in shape:
         shape = shape[:shape.index("]{") + 1]
-    if name and name not in ("XLA_Args", "xla__device_data"):
+    computation = b.by_name.get(change.computation)
+    own = computation.by_name.get(change.b) if computation is not None and change.b else None
+    name = b.origin(own).op_name if own is not None else None
+    if name and "/" not in name and name not in GENERIC_PARAMETER_NAMES:
         return f"{name} {shape}"
     number = _number(change.new)
     return f"argument {number} {shape}" if number is not None else shape
@@ -532,7 +536,7 @@ def _order_finding(changes: list[Change], following: dict[int, list[Change]], st
     mover = moves[0][1] if moves else changes[0]
     users = _users_text(mover, b)
     shifted = len(changes) - 1
-    summary = (f"parameter order: {_parameter_label(mover).rsplit(' ', 1)[-1] if False else (mover.new or '').split(' parameter(')[0]}"
+    summary = (f"parameter order: {(mover.new or '').split(' parameter(')[0]}"
                f"{users} moved from position {_number(mover.old)} to {_number(mover.new)}"
                + (f" (the {shifted} other{'s' if shifted != 1 else ''} shifted)" if shifted else ""))
     derived = [d for c in changes for d in following.get(id(c), ())] + \

@@ -37,6 +37,12 @@ tests/test_hashes.py compares these rules with them.
   ops, shapes, the special scalars it keeps as constants and the order of
   the graph's inputs; source lines and the values of device data do not
   count.
+* ``torch_xla_computation_hash``: the ``Computation hash`` torch-xla prints
+  after compiling (``PT_XLA_DEBUG_LEVEL=2``): a hash of the module proto it
+  built, everything in it, metadata included, and the ids XLA's builder gives
+  every instruction from one counter for the whole process. The text does not
+  print those ids, but the dump's module number shows when other programs were
+  built before this one: then they moved. No cache looks programs up by it.
 * ``graphcore_hlo_hash``: Graphcore's ``HloHash`` (TensorFlow IPU backend),
   printed as ``(Hash: 0x...)`` in its compile log. Names, ids and metadata
   are reset before hashing; literals, shapes, backend_config, sharding and
@@ -57,7 +63,11 @@ from .diff import Change
 COMPILE_INPUT = "compile_input"  # the module before optimization, as the frontend built it
 EXECUTABLE = "executable"  # the module after optimization: what runs
 
-_NEVER_COMPILED = frozenset({"metadata", "module_added", "module_removed"})
+# What differs outside the HLO text: the environment (flags, versions), the
+# program's name, the module's number in the dump (programs built before it).
+OUTSIDE_KINDS = frozenset({"environment", "program_name", "module_number"})
+_NEVER_COMPILED = frozenset({"metadata", "module_added", "module_removed", "module_number",
+                            "program_name"})
 # What the entry's interface is made of: its parameters' number, order, shapes, dtypes.
 _INTERFACE = frozenset({"parameter", "parameter_order", "constant_to_parameter",
                         "parameter_to_constant"})
@@ -67,39 +77,54 @@ _INTERFACE = frozenset({"parameter", "parameter_order", "constant_to_parameter",
 class HashRule:
     name: str
     title: str
+    short: str  # the name in a narrow column
     stage: str  # COMPILE_INPUT or EXECUTABLE: the program it hashes
     frameworks: tuple[str | None, ...]  # whose dumps it applies to (None: framework unknown)
     observed: str  # where a user sees it
     source: str  # where the rule comes from
     observable_here: bool = True  # checked against real runs on this project's corpus
+    cache_key: bool = True  # a cache looks compiled programs up by it: it moving recompiles
+    metadata: bool = False  # op_names and source lines are in what it hashes
+    # hashes the serialized module proto: its metadata, and the ids the builder
+    # numbers across the whole process, which the text does not print
+    hashes_proto: bool = False
 
 
 HASHES = (
-    HashRule("jax_cache_key", "JAX persistent cache key", COMPILE_INPUT, ("jax", None),
+    HashRule("jax_cache_key", "JAX persistent cache key", "JAX", COMPILE_INPUT, ("jax", None),
              "the file names in jax_compilation_cache_dir; 'PERSISTENT COMPILATION CACHE "
              "MISS ... with key' in the log (JAX_LOGGING_LEVEL=INFO)",
              "jax/_src/cache_key.py get(): StableHLO bytecode without debug info, module name, "
              "compile options, jax/jaxlib/backend versions; corpus/gen/HASHES.md"),
-    HashRule("xla_executable_fingerprint", "XLA executable fingerprint", EXECUTABLE, ("jax", None),
+    HashRule("xla_executable_fingerprint", "XLA executable fingerprint", "XLA", EXECUTABLE,
+             ("jax", None),
              "'Fingerprint for executable jit_NAME: N' with TF_CPP_VMODULE=py_executable=1",
              "xla/pjrt/cpu/cpu_client.cc PjRtCpuExecutable: Fingerprint128 of "
              "HloModule::ToString() of the optimized module (metadata in, large constants "
-             "as {...}); corpus/gen/HASHES.md"),
-    HashRule("tf_persistent_cache_key", "TF persistent XLA cache key", COMPILE_INPUT,
+             "as {...}); corpus/gen/HASHES.md", metadata=True),
+    HashRule("tf_persistent_cache_key", "TF persistent XLA cache key", "TF", COMPILE_INPUT,
              ("tensorflow",),
              "the file names in TF_XLA_FLAGS=--tf_xla_persistent_cache_directory",
              "tensorflow/compiler/jit device_compilation_cache: the signature (function name "
-             "with trace counter, argument types) and the HLO module proto, metadata in; "
-             "corpus/gen/HASHES_tf_torch.md"),
-    HashRule("tf_compile_signature", "TF compile signature", COMPILE_INPUT, ("tensorflow",),
+             "with trace counter, argument types) and the HLO module proto, metadata and "
+             "ids in; corpus/gen/HASHES_tf_torch.md", metadata=True, hashes_proto=True),
+    HashRule("tf_compile_signature", "TF compile signature", "TF signature", COMPILE_INPUT,
+             ("tensorflow",),
              "'Instantly compiling for signature: ...' with TF_CPP_VMODULE=device_compiler=3",
              "tensorflow/compiler/jit device_compilation_cache: function name with trace "
              "counter, each argument's dtype and shape; corpus/gen/HASHES_tf_torch.md"),
-    HashRule("torch_xla_graph_hash", "torch-xla graph hash", COMPILE_INPUT, ("pytorch",),
+    HashRule("torch_xla_graph_hash", "torch-xla graph hash", "torch-xla", COMPILE_INPUT,
+             ("pytorch",),
              "'Graph Hash: ...' with PT_XLA_DEBUG_LEVEL=2; the persistent cache's file names",
              "torch_xla graph hashing of the IR: ops, shapes, special scalars, input order "
              "(not source lines, not device data); corpus/gen/HASHES_tf_torch.md"),
-    HashRule("graphcore_hlo_hash", "Graphcore HloHash", COMPILE_INPUT, ("tensorflow", None),
+    HashRule("torch_xla_computation_hash", "torch-xla computation hash", "torch-xla computation",
+             COMPILE_INPUT, ("pytorch",), "'Computation hash: ...' with PT_XLA_DEBUG_LEVEL=2",
+             "torch_xla debug_util post-compilation analysis: the serialized module proto, "
+             "metadata and ids in; corpus/gen/HASHES_tf_torch.md",
+             cache_key=False, metadata=True, hashes_proto=True),
+    HashRule("graphcore_hlo_hash", "Graphcore HloHash", "Graphcore", COMPILE_INPUT,
+             ("tensorflow", None),
              "'Begin XLA compilation: NAME  (Hash: 0x...)' in a Graphcore TensorFlow log",
              "tensorflow/compiler/plugin/poplar/driver/tools/hlo_hash.cc: module proto with "
              "names, ids and metadata reset (not observable here: needs IPU hardware)",
@@ -117,8 +142,6 @@ def compiled(change: Change) -> bool:
     """Does the change touch what is compiled (not only names and metadata)?"""
     if change.kind in _NEVER_COMPILED:
         return False
-    if change.kind == "program_name":
-        return False
     if change.kind == "elided_constant" and change.values_differ is False:
         return False
     return True
@@ -126,9 +149,11 @@ def compiled(change: Change) -> bool:
 
 def moves(rule: str, change: Change) -> bool | None:
     """Does ``change``, seen in the stage the rule hashes, move the hash ``rule``?"""
-    kind = change.kind
+    kind, proto = change.kind, _BY_NAME[rule].hashes_proto
     if kind in ("module_added", "module_removed"):
         return False
+    if kind == "module_number":
+        return proto  # the proto's ids count on from every program built before it
     if rule == "tf_compile_signature":
         return kind in _INTERFACE or kind == "program_name" or \
             kind == "dtype" and change.opcode == "parameter"
@@ -139,13 +164,18 @@ def moves(rule: str, change: Change) -> bool | None:
             return False  # it hashes the optimized text; what flags change shows there
         return True  # metadata, names and every printed value are in the text it hashes
     if kind == "metadata":
-        return rule == "tf_persistent_cache_key"  # the module proto keeps its metadata
+        return _BY_NAME[rule].metadata
     if kind == "elided_constant":
         return change.values_differ
     if kind == "program_name":
-        return rule in ("jax_cache_key", "tf_persistent_cache_key")
-    if kind == "environment" and rule == "graphcore_hlo_hash":
-        return False  # XLA flags and versions are outside the module it hashes
+        return rule == "jax_cache_key" or proto
+    if kind == "environment":
+        # JAX's key holds the compile options and versions, torch-xla's graph hash
+        # the versions, devices and XLA flags but those that only dump; the module
+        # protos hold none of it (TF: XLA_FLAGS are in neither number)
+        if rule == "torch_xla_graph_hash":
+            return not change.detail.startswith("XLA flag xla_dump_")
+        return rule == "jax_cache_key"
     return True
 
 
@@ -173,7 +203,7 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         own = before if rule.stage == COMPILE_INPUT else after
         other = after if rule.stage == COMPILE_INPUT else before
         extra = list(outside) if rule.stage == COMPILE_INPUT else \
-            [c for c in outside if c.kind == "program_name"]
+            [c for c in outside if c.kind in ("program_name", "module_number")]
         if own is not None:
             answers = [moves(rule.name, c) for c in list(own) + extra]
             out[rule.name] = True if True in answers else (None if None in answers else False)
@@ -185,6 +215,12 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         else:  # only the compile input: no difference at all means the same program
             out[rule.name] = False if not other and not outside else None
     return out
+
+
+def hashes_proto(framework: str | None) -> bool:
+    """Does a hash of ``framework``'s dumps cover the ids the module's builder
+    numbered across the process (so that programs built before this one move it)?"""
+    return any(rule.hashes_proto for rule in applicable(framework))
 
 
 def rule(name: str) -> HashRule:

@@ -332,7 +332,23 @@ def load_dump(path: str | Path) -> Dump:
     if not files:
         raise HlodiffError(f"{root}: empty directory (expected files written by "
                            "XLA_FLAGS=--xla_dump_to)")
+    _one_run(root, files)
     return _require_hlo(Dump(root, files, _group(files, root)), "in this directory")
+
+
+def _one_run(root: Path, files: Iterable[DumpFile]) -> None:
+    """A dump is one run: XLA writes its HLO files side by side. HLO files in
+    several folders are several runs (a case folder with run_a/ and run_b/),
+    whose modules would mix; say which folders to give instead."""
+    folders = sorted({f.relative.rpartition("/")[0] for f in files
+                      if f.kind == HLO_TEXT and f.module_id is not None})
+    if len(folders) < 2:
+        return
+    shown = ", ".join(f"{folder or '.'}/" for folder in folders[:4])
+    more = f" and {len(folders) - 4} more" if len(folders) > 4 else ""
+    example = " ".join(str(root / folder) for folder in folders[:2])
+    raise HlodiffError(f"{root}: holds the dumps of {len(folders)} runs ({shown}{more}), not "
+                       f"one: give one folder per run, e.g. hlodiff diff {example}")
 
 
 def file_dump(path: str | Path) -> Dump:

@@ -3,16 +3,17 @@
 Some differences lie outside the program text, and every cache key includes
 them: the framework and XLA version, the XLA flags, the platform, the
 device count. A dump does not print its versions, but each generation of
-JAX and XLA writes its dumps differently, and those traits tell two
-generations apart:
+JAX and XLA prints its HLO differently, and those traits of the text tell
+two generations apart:
 
-* the sidecars written beside the HLO (``.debug_options`` and the module
-  folder with ``module.mlir`` come with JAX 0.5 and later);
 * how source locations are recorded (stack-frame tables and
   ``stack_frame_id`` in newer XLA, inline ``source_file``/``source_line`` in
   older);
 * whether names carry the ``%`` sigil, and JAX's ``jit(main)`` scope in
   op_names (0.4.x).
+
+(Which sidecars a dump holds would tell too, .debug_options and the module
+folder with module.mlir come with JAX 0.5, but people and tools prune them.)
 
 The flags come from ``.debug_options`` (one ``name: value`` per line, only
 those not at their default); the platform from the after-optimizations file
@@ -64,12 +65,6 @@ def environment(module: DumpModule) -> Environment:
     """Read the environment traits of ``module`` from its files (text heads only)."""
     head = _head(module)
     traits = []
-    has_sidecar = any(f.kind == "debug_options" for f in module.files)
-    has_folder = any(f.kind == "module.mlir" or f.kind == "compile_options.textproto"
-                     for f in module.files)
-    traits.append(("debug_options sidecar", "yes" if has_sidecar else "no"))
-    if has_folder:
-        traits.append(("module folder", "yes"))
     if head:
         traits.append(("source locations", "stack-frame tables" if "\nFileNames\n" in head
                        or head.startswith("FileNames") or "stack_frame_id=" in head
@@ -166,10 +161,8 @@ def cache_paths_differ(a: Environment, b: Environment) -> str | None:
 def _era(environment: Environment) -> str:
     """A person's name for a dump generation."""
     traits = dict(environment.generation)
-    if traits.get("debug_options sidecar") == "no" and traits.get("source locations") \
-            == "inline source_file":
-        return "older JAX/XLA (0.4-style dump: inline source lines, no .debug_options)"
+    if traits.get("source locations") == "inline source_file":
+        return "older JAX/XLA (0.4-style dump: inline source lines)"
     if traits.get("source locations") == "stack-frame tables":
-        return "newer JAX/XLA (stack-frame tables" + \
-            (", .debug_options)" if traits.get("debug_options sidecar") == "yes" else ")")
+        return "newer JAX/XLA (stack-frame tables)"
     return ", ".join(f"{k}: {v}" for k, v in environment.generation)

@@ -57,18 +57,10 @@ class View:
 # The canonical text ``hlodiff canon`` prints, for reading and for git.
 READING = View()
 
-# Per cache key (``hashes.HASHES``), the text whose sha256 stands for it:
-# those that leave metadata out, and those that hash it too (XLA's printed
-# fingerprint, TF's persistent key, which keeps the module proto's metadata).
-VIEWS = {
-    "jax_cache_key": View(),
-    "xla_executable_fingerprint": View(metadata=True),
-    "tf_persistent_cache_key": View(metadata=True),
-    "tf_compile_signature": View(),
-    "torch_xla_graph_hash": View(),
-    "graphcore_hlo_hash": View(),
-}
-assert set(VIEWS) == {h.name for h in HASHES}, "one view per hash rule"
+# Per cache key (``hashes.HASHES``), the text whose sha256 stands for it: with
+# the metadata where the key hashes it (XLA's printed fingerprint, the hashes
+# of a module proto), without it elsewhere.
+VIEWS = {h.name: View(metadata=h.metadata) for h in HASHES}
 
 
 def canonical_text(module: Module, view: View = READING) -> str:

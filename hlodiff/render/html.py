@@ -91,7 +91,9 @@ def _verdict(report: Report) -> str:
                   None: "same executable: cannot tell"}[report.same_executable]
     keys = "".join(_key(rule.title, report.hashes[rule.name]) for rule in HASHES
                    if rule.name in report.hashes)
-    return (f'<header class="verdict {mood}" id="verdict"><div class="inner">'
+    warnings = "".join(f'<p class="warning"><b>Check the comparison:</b> {html(w)}</p>'
+                       for w in report.warnings)  # doubt about the comparison comes first
+    return (f'<header class="verdict {mood}" id="verdict"><div class="inner">{warnings}'
             f'<h1><span class="main">{main}</span><span class="second">{second}</span></h1>'
             f'<p class="lead">{html(verdict_line(report))}</p>'
             f'<ul class="keys" aria-label="cache keys">{keys}</ul></div></header>')

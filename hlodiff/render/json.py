@@ -45,23 +45,3 @@ def varying_constants_document(paths: list[str], varying) -> dict[str, Any]:
         "runs": paths,
         "constants": [dict(constant_record(v.site), values=list(v.values)) for v in varying],
     }
-
-
-def compile_log_document(summaries) -> dict[str, Any]:
-    """Per program: every compilation found, the distinct keys, and dump modules to diff."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "programs": [{
-            "program": s.program,
-            "compilations": len(s.compilations),
-            "recompilations": s.recompilations,
-            "cache_hits": s.cache_hits,
-            "keys": list(s.keys),
-            "modules": [{"id": i, "path": path} for i, path in s.modules],
-            "diff_next": list(s.diff_next) if s.diff_next else None,
-            "events": [{"file": c.file, "line": c.line, "framework": c.framework,
-                        "program_as_written": c.written, "key": c.key,
-                        "fingerprint": c.fingerprint, "cache": c.cache, "cause": c.cause,
-                        "where": c.where} for c in s.compilations],
-        } for s in summaries],
-    }

@@ -39,7 +39,8 @@ compiled in one run only are ``extra_compilations``, not findings::
       }],
       "hashes": [{"name", "title", "stage", "observed", "changed": true | false | null,
                   "source"}],
-      "notes": [str]
+      "notes": [str],
+      "warnings": [str]                         # the comparison itself may be the wrong one
     }
 """
 
@@ -108,6 +109,7 @@ def report_document(report: Report) -> dict[str, Any]:
                     "changed": report.hashes[h.name], "source": h.source}
                    for h in HASHES if h.name in report.hashes],
         "notes": list(report.notes),
+        "warnings": list(report.warnings),
     }
 
 
@@ -130,6 +132,24 @@ class Spelling:
 
 
 PLAIN = Spelling()
+
+
+def compared(report: Report) -> tuple[list, list[str]]:
+    """The module pairings worth a line of their own (the main program and
+    every program that differs), and the names of the other programs, the
+    same in both runs, to be counted in one line."""
+    shown, same = [], []
+    for verdict in report.programs:  # each has the pairing's a, b and how
+        if verdict.main or verdict.recompiles is not False or verdict.same_executable is not True:
+            shown.append(verdict)
+        else:
+            same.append(verdict.program)
+    return shown, same
+
+
+def same_programs_line(names: list[str]) -> str:
+    return (f"{len(names)} other program{'s are' if len(names) > 1 else ' is'} the same in both "
+            f"runs: {', '.join(names)}")
 
 
 def extra_compilations(report: Report) -> tuple[list[str], list[str]]:
@@ -181,12 +201,14 @@ def describe(finding: Finding, spell: Spelling = PLAIN) -> str:
     """``constant 0.01 -> 0.02 at jit(f)/sgd/mul (train.py:57)``"""
     change = " -> ".join("(none)" if v is None else spell.value(v)
                          for v in (finding.old, finding.new))
-    where = spell.op_name(finding.origin.op_name) if finding.origin.op_name else ""
-    location = finding.origin.location
+    text = finding.summary if finding.summary else f"{finding.kind} {change}"
+    # what the summary does not say already of the origin
+    op_name, location = (part if part and part not in text else None
+                         for part in (finding.origin.op_name, finding.origin.location))
+    where = spell.op_name(op_name) if op_name else ""
     if location:
         location = spell.location(location)
         where = f"{where} ({location})" if where else location
-    text = finding.summary if finding.summary else f"{finding.kind} {change}"
     return f"{text} at {where}" if where else text
 
 
@@ -224,10 +246,16 @@ def markdown(report: Report) -> str:
     so one finding is one table row and nothing else in it is Markdown."""
     icon = "✅" if report.same_executable is True and report.recompiles is False else \
         "❔" if report.same_executable is None and report.recompiles is None else "❌"
-    lines = [f"### {icon} hlodiff: {verdict_line(report, _Markdown())}", ""]
-    for module in report.modules:
+    lines = []
+    for warning in report.warnings:  # doubt about the comparison comes before its answer
+        lines += [f"> **Warning:** {markdown_text(warning)}", ""]
+    lines += [f"### {icon} hlodiff: {verdict_line(report, _Markdown())}", ""]
+    shown, same = compared(report)
+    for module in shown:
         lines.append(f"Compared {_name(module.a)} with {_name(module.b)} "
                      f"(paired by {markdown_text(module.how)}).")
+    if same:
+        lines.append(markdown_text(same_programs_line(same)) + ".")
     lines.append("")
     findings = list(report.findings)
     if findings:

@@ -28,7 +28,8 @@ from ..analysis.constants import ConstantSite, abbreviate
 from ..dumps import Listing, human_size, legend
 from . import shorten
 from .escape import terminal
-from .report import STAGE_WORDS, Spelling, extra_compilations, verdict_line
+from .report import (STAGE_WORDS, Spelling, compared, extra_compilations, same_programs_line,
+                     verdict_line)
 
 # Output that reaches no terminal at all (a CI log, a file written by a
 # job) and no COLUMNS: a wide page, so tables keep their rows on one line.
@@ -358,10 +359,9 @@ def _verdict_style(report) -> str:
         return "bold red"
     return "bold yellow"
 # Short names for the moves column; a key not listed here shows by its name.
-_HASH_SHORT = {"xla_executable_fingerprint": "XLA", "jax_cache_key": "JAX",
-               "tf_persistent_cache_key": "TF", "tf_compile_signature": "TF signature",
-               "torch_xla_graph_hash": "torch-xla", "graphcore_hlo_hash": "Graphcore"}
 _VALUE_LIMIT = 40
+_STACK_FRAMES = 2  # the innermost frames; JSON keeps the whole stack
+_DERIVED_KINDS = 3  # more kinds of consequences than this are counted on one line
 
 
 def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
@@ -379,10 +379,16 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     spell = _Fitted(out.width)
     if title:
         out.print(_text(title, style="bold"), soft_wrap=True)
+    for warning in rep.warnings:  # doubt about the comparison comes before its answer
+        out.print(Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
     out.print(Text(verdict_line(rep, spell), style=_verdict_style(rep)))
-    for module in rep.modules:
+    shown, same = compared(rep)
+    for module in shown:
         out.print(_text(f"compared {_label(module.a)} with {_label(module.b)} "
                         f"(paired by {module.how})", style="dim"))
+    if same:
+        out.print(_text(same_programs_line([shorten.program(name) for name in same]),
+                        style="dim"))
     findings = list(rep.findings)
     eligible = [f for f in findings if f.moves_a_hash or f.kind == "elided_constant"]
     shown = (eligible or findings)[:rows]
@@ -414,13 +420,15 @@ def _label(label: str | None) -> str:
 
 
 def _change(old: str | None, new: str | None, limit: int = _VALUE_LIMIT) -> str:
-    return " -> ".join("(none)" if v is None else _short(terminal(v), limit) for v in (old, new))
+    return " -> ".join("(none)" if not v else _short(terminal(v), limit) for v in (old, new))
 
 
 def _findings_table(findings, width: int) -> Table:
     """One row per finding. The wide column holds what changed, and under it
     where it came from (op_name, then file:line), shortened to the column;
     the stage sits under the kind."""
+    from ..analysis.hashes import rule
+
     table = _table(("#", "right"), ("kind", "left"), ("old -> new, origin", "left"),
                    ("count", "right"), ("moves", "left"))
     rows = []
@@ -428,7 +436,7 @@ def _findings_table(findings, width: int) -> Table:
         rows.append((str(n), f.kind, STAGE_WORDS.get(f.stage, f.stage), _change(f.old, f.new),
                      str(f.count), terminal(f.origin.op_name or ""),
                      terminal(f.origin.location or ""),
-                     [_HASH_SHORT.get(h, h) for h in f.affects]))
+                     [rule(h).short for h in f.affects]))
     fixed = [_widest(["#"] + [r[0] for r in rows]), _widest(["kind"] + [r[1] for r in rows] +
                                                            [r[2] for r in rows]),
              _widest(["count"] + [r[4] for r in rows])]
@@ -442,8 +450,12 @@ def _findings_table(findings, width: int) -> Table:
     table.columns[2].width = change
     table.columns[2].overflow = "fold"
     table.columns[4].width = moves
-    for n, kind, stage, text, count, op_name, location, hashes in rows:
+    programs = {f.program for f in findings if f.program}
+    for (n, kind, stage, text, count, op_name, location, hashes), f in zip(rows, findings):
         cell = Text(text)
+        if len(programs) > 1 and f.program:  # which program, when they are several
+            cell.append("\n").append(shorten.middle(f"in {terminal(f.program)}", change),
+                                      style="dim")
         if op_name or location:
             cell.append("\n").append_text(_origin(op_name, location, change))
         table.add_row(n, Text.assemble(kind, "\n", (stage, "dim")), cell, count,
@@ -483,24 +495,43 @@ def _finding_details(out: Console, n: int, finding) -> None:
     lines = []
     if finding.detail:
         lines.append(terminal(finding.detail))
+    if finding.advice:
+        lines.append(f"what to do: {terminal(finding.advice)}")
+    frames = finding.origin.stack
     stack = " < ".join(f"{shorten.middle(terminal(f.function), width)} "
                        f"({shorten.location(terminal(f'{f.file}:{f.line}'), width - 2)})"
-                       for f in finding.origin.stack[:4])
+                       for f in frames[:_STACK_FRAMES])
     if stack:
-        lines.append(f"stack: {stack}")
+        more = f" < {len(frames) - _STACK_FRAMES} more" if len(frames) > _STACK_FRAMES else ""
+        lines.append(f"stack: {stack}{more}")
     places = [p for p in (_place(w) for w in finding.where) if p]
     if places:
         more = f" and {len(places) - 4} more" if len(places) > 4 else ""
         lines.append("at " + ", ".join(shorten.middle(p, width - 1) for p in places[:4]) + more)
-    for d in finding.derived:
-        example = f" (e.g. {_change(d.old, d.new, 30)})" if d.old or d.new else ""
-        lines.append(f"follows from it: {_plural(d.count, d.kind + ' change')}{example}")
+    lines += _derived_lines(finding.derived)
     if lines:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, width=3, style="bold")
         grid.add_column()
         grid.add_row(f"{n}.", Text("\n".join(lines)))
         out.print(grid)
+
+
+def _derived_lines(derived) -> list[str]:
+    """What follows from a finding: a line per kind with an example when there
+    are few kinds, else one line that counts them (JSON lists every one)."""
+    if len(derived) <= _DERIVED_KINDS:
+        return [f"follows from it: {_plural(d.count, d.kind + ' change')}"
+                + (f" (e.g. {_change(d.old, d.new, 30)})" if d.old or d.new else "")
+                for d in derived]
+    if not derived:
+        return []
+    total = sum(d.count for d in derived)
+    counts = Counter()
+    for d in derived:
+        counts[d.kind] += d.count
+    return [f"follows from it: {_plural(total, 'change')} ("
+            + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + ")"]
 
 
 def _yes_no(value) -> str:
@@ -544,39 +575,3 @@ def baseline_written(path, document, stream: TextIO | None = None) -> None:
     programs = ", ".join(m["program"] for m in document["modules"])
     recorded = _plural(len(document["modules"]), "module")
     out.print(_text(f"recorded {recorded} ({programs}) in {path}"))
-
-
-def compile_log_table(summaries, stream: TextIO | None = None) -> None:
-    """One row per program: how often it compiled, under how many keys, in
-    which dump modules; then, for each, the last cause the log gives and the
-    two modules to diff next."""
-    out = console(stream)
-    if not summaries:
-        out.print("No compilations found. Turn the framework's logging on "
-                  "(see hlodiff log --help).")
-        return
-    out.print(f"{_plural(len(summaries), 'program')} compiled", style="bold")
-    table = _table(("program", "left"), ("compiled", "right"), ("recompiled", "right"),
-                   ("keys", "right"), ("cache hits", "right"), ("dump modules", "left"))
-    rows = [(terminal(shorten.program(s.program)), str(len(s.compilations)),
-             str(s.recompilations), str(len(s.keys)), str(s.cache_hits),
-             ", ".join(str(i) for i, _ in s.modules)) for s in summaries]
-    fixed = [_widest([h] + [r[i] for r in rows]) for i, h in
-             ((1, "compiled"), (2, "recompiled"), (3, "keys"), (4, "cache hits"))]
-    dump_modules = min(_widest(["dump modules"] + [r[5] for r in rows]), 16)
-    (program,) = _share(out.width, fixed + [dump_modules],
-                        [_widest(["program"] + [r[0] for r in rows])])
-    _set_widths(table, {0: program})
-    table.columns[5].width = dump_modules
-    for s, (name, *cells) in zip(summaries, rows):
-        table.add_row(shorten.middle(name, program), *cells,
-                      style="bold red" if s.recompilations else None)
-    out.print(table)
-    for s in summaries:
-        last = s.compilations[-1]
-        cause = "; ".join(filter(None, (last.cause, last.where)))
-        if cause:
-            out.print(_text(f"{s.program}: last cause: {_short(cause, 400)}"))
-        if s.recompilations and s.diff_next:
-            out.print(_text(f"{s.program}: diff next: hlodiff diff {s.diff_next[0]} "
-                            f"{s.diff_next[1]}"), soft_wrap=True)

@@ -1,0 +1,205 @@
+"""``hlodiff log`` and ``hlodiff recompiles``: compilations of one run, as text and JSON.
+
+The text puts one row (log) or one line (recompiles) per program first, so
+a person sees at once what recompiled, then every cause in full: the
+framework's own words from the log are never cut, and each recompilation
+found in a dump gets the whole diff report.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from rich.table import Table
+from rich.text import Text
+
+from ..integrations.compile_log import Program
+from ..integrations.recompiles import LoggedRecompilation, Recompilation, RecompiledProgram
+from .escape import terminal
+from .json import SCHEMA_VERSION
+from .report import report_document
+from .text import console, report as report_text
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    """Several lines from a log, each made safe for a terminal, indented."""
+    return "\n".join(prefix + terminal(line) for line in text.splitlines())
+
+
+# --- hlodiff log -----------------------------------------------------------------------
+
+
+_NOTHING = ("No compilations found. Turn the framework's logging on: JAX_LOG_COMPILES=1 "
+            "JAX_EXPLAIN_CACHE_MISSES=1 (JAX), TF_CPP_MIN_LOG_LEVEL=0 "
+            "TF_CPP_VMODULE=device_compiler=3 (TensorFlow), PT_XLA_DEBUG_LEVEL=2 (PyTorch/XLA).")
+_UNNAMED = ("TensorFlow does not say what it compiled at TF_CPP_VMODULE=device_compiler=1: "
+            "log with device_compiler=3, or give the run's dump (--dump DIR) to name them.")
+
+
+def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None = None,
+             stream: TextIO | None = None) -> None:
+    """A row per program, then every recompilation's cause in full (and, with the dump,
+    its explanation)."""
+    out = console(stream)
+    if not programs:
+        out.print(terminal(_NOTHING), markup=False)
+        return
+    compiled = sum(len(p.compilations) for p in programs)
+    loads = sum(p.loads for p in programs)
+    recompiled = [p for p in programs if p.recompiled]
+    title = (f"{_count(len(programs), 'program')}: {_count(compiled, 'compilation')}, "
+             f"{_count(loads, 'load')} from a persistent cache; "
+             f"{len(recompiled)} user program{'s' if len(recompiled) != 1 else ''} recompiled")
+    keys = any(p.keys for p in programs)
+    modules = any(p.modules for p in programs)
+    table = Table()
+    for name, justify, shown in (("program", "left", True), ("compilations", "right", True),
+                                 ("recompilations", "right", True), ("loads", "right", True),
+                                 ("distinct keys", "right", keys),
+                                 ("dump modules", "left", modules)):
+        if shown:
+            table.add_column(name, justify=justify, overflow="fold")
+    for p in programs:
+        label = Text(terminal(p.name or "(not named in the log)"))
+        if not p.user:
+            label.append(" (framework set-up)", style="dim")
+        recompilations = f"{p.retraces} retraces" if p.retraces else str(p.recompilations)
+        row = [label, str(len(p.compilations)), recompilations if p.name else "?", str(p.loads)]
+        if keys:
+            row.append(str(len(p.keys)))
+        if modules:
+            row.append(", ".join("?" if m is None else str(m.module_id) for m in p.modules))
+        table.add_row(*row, style="bold red" if p.recompiled else None)
+    out.print(terminal(title), markup=False)
+    out.print(table)
+    joined = {entry.program for entry in logged or ()}
+    for p in programs:
+        _program_details(out, p, causes=p.name not in joined)
+    if logged:
+        out.print()
+        for entry in logged:
+            _logged(out, entry)
+
+
+def _program_details(out, program: Program, causes: bool) -> None:
+    name = program.name or "(not named in the log)"
+    if len(program.concrete_functions) > 1 or any(n > 1 for _, n in program.concrete_functions):
+        functions = ", ".join(f"{c} ({_count(n, 'compilation')})"
+                              for c, n in program.concrete_functions)
+        out.print(terminal(f"{name}: concrete functions (one per trace): {functions}"), markup=False)
+    if program.trace_warning:
+        out.print(terminal(f"{name}: traced at least {program.traces} times; TensorFlow says:"),
+                  markup=False)
+        out.print((_indent(program.trace_warning)), markup=False, soft_wrap=True)
+    if not program.name:
+        out.print(terminal(program.note or _UNNAMED), markup=False)
+    if not program.recompiled or not causes:
+        return
+    for number, c in enumerate(program.compilations[1:], 2):
+        said = c.cause or (f"key: {c.key}" if c.key else "")
+        if not said and not c.where:
+            continue
+        where = f" at {c.where}" if c.where else ""
+        out.print(terminal(f"{name} compilation #{number} ({c.file}:{c.line}){where}"), markup=False)
+        if said:
+            out.print((_indent(said)), markup=False, soft_wrap=True)
+
+
+def _logged(out, entry: LoggedRecompilation) -> None:
+    c = entry.logged
+    out.print(Text.assemble((terminal(f"{entry.program} #{entry.number}"), "bold"),
+                            terminal(f" ({c.file}:{c.line})")))
+    said = c.cause or (f"key: {c.key}" if c.key else "")
+    if said:
+        out.print(terminal("  the log says:"), markup=False)
+        out.print((_indent(said)), markup=False, soft_wrap=True)
+    if entry.explained is None:
+        out.print("  the dump has no module for it (or for the compilation before it)",
+                  markup=False)
+        return
+    r = entry.explained
+    out.print(terminal(f"  the dump says: {r.line}"), markup=False, soft_wrap=True)
+    report_text(r.report, stream=out.file, title=f"{r.before.label} -> {r.after.label}")
+
+
+def log_document(programs: list[Program],
+                 logged: list[LoggedRecompilation] | None = None) -> dict[str, Any]:
+    """Per program: every request found, with the dump module of each compilation; with
+    the dump, each recompilation explained."""
+    document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "programs": [{
+        "program": p.name or None,
+        "framework": p.framework,
+        "user_program": p.user,
+        "compilations": len(p.compilations),
+        "recompilations": p.recompilations if p.name else None,  # unnamed: cannot tell
+        "loads": p.loads,
+        "traces_at_least": p.traces or None,
+        "recompiled": p.recompiled,
+        "keys": list(p.keys),
+        "concrete_functions": [{"concrete_function": c, "compilations": n}
+                               for c, n in p.concrete_functions],
+        "modules": [None if m is None else {"id": m.module_id, "path": str(m.path)}
+                    for m in p.modules],
+        "requests": [{"file": c.file, "line": c.line, "framework": c.framework,
+                      "module": c.module, "loaded": c.loaded, "cache": c.cache, "key": c.key,
+                      "fingerprint": c.fingerprint, "cause": c.cause, "where": c.where}
+                     for c in p.requests],
+        "trace_warning": p.trace_warning or None,
+        "note": p.note or None,
+    } for p in programs]}
+    if logged is not None:
+        document["recompilations"] = [{
+            "program": e.program, "number": e.number,
+            "log": {"file": e.logged.file, "line": e.logged.line, "cause": e.logged.cause,
+                    "where": e.logged.where},
+            "dump": None if e.explained is None else _recompilation_record(e.explained),
+        } for e in logged]
+    return document
+
+
+# --- hlodiff recompiles ----------------------------------------------------------------------
+
+
+def recompiles_text(dump: str, programs: list[RecompiledProgram],
+                    stream: TextIO | None = None) -> None:
+    """One line per recompiled program, then each recompilation's diff report."""
+    out = console(stream)
+    if not programs:
+        out.print(terminal(f"No program was compiled more than once in {dump}."), markup=False)
+        return
+    for p in programs:
+        style = "bold red" if p.user else "dim"
+        setup = " (framework set-up op: compiled once per shape by design)" if not p.user else ""
+        out.print(Text(terminal(p.summary + setup), style=style), soft_wrap=True)
+    for p in programs:
+        if not p.user:
+            continue
+        for r in p.recompilations:
+            out.print()
+            report_text(r.report, stream=out.file,
+                        title=f"{p.program} #{r.number}: {r.before.label} -> {r.after.label}")
+
+
+def recompiles_document(dump: str, programs: list[RecompiledProgram]) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dump": dump,
+        "programs": [{
+            "program": p.program,
+            "user_program": p.user,
+            "compilations": len(p.modules),
+            "modules": [{"id": m.module_id, "path": str(m.path)} for m in p.modules],
+            "summary": p.summary,
+            "recompilations": [_recompilation_record(r) for r in p.recompilations],
+        } for p in programs],
+    }
+
+
+def _recompilation_record(r: Recompilation) -> dict[str, Any]:
+    return {"number": r.number, "against": r.against, "before": r.before.label,
+            "after": r.after.label, "cause": r.cause, "where": r.where, "hint": r.hint or None,
+            "line": r.line, "report": report_document(r.report)}

@@ -1,0 +1,114 @@
+"""hlodiff's hash verdicts against what the frameworks really printed and keyed.
+
+Every two-run corpus case made by a framework carries, in its truth.json
+under ``observed``, what each run printed or wrote to its persistent cache
+for the main program (JAX 0.10.2: the executable fingerprint log line and the
+cache file name; TensorFlow 2.21: the compile signature and the persistent
+cache file; torch-xla 2.9: the graph and computation hashes). For each hash
+hlodiff models, its verdict on the main program must be what was observed:
+changed exactly when the two runs printed different values. It may say
+"cannot tell" only where the truth says the dumps cannot decide (a constant
+printed as {...} in both runs, nothing else showing its values).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import CORPUS
+from dump_trees import corpus_cases
+from hlodiff.analysis.compare import compare
+from hlodiff.analysis.hashes import HASHES, applicable
+from test_corpus_diff import main_program
+
+# What the truth files record under another name: the parts of a key, or the
+# same value written twice (torch-xla's cache file is named by the graph hash).
+SAME_AS = {"signature_fingerprint": "tf_compile_signature",
+           "torch_xla_persistent_cache_key": "torch_xla_graph_hash"}
+PART_OF = {"hlo_proto_fingerprint": "tf_persistent_cache_key"}
+FRAMEWORKS = {"jax": "jax", "tensorflow": "tensorflow", "torch_xla": "pytorch"}
+
+
+def _observed_cases() -> list[str]:
+    out = []
+    for case in corpus_cases(CORPUS, with_truth=True):
+        truth = json.loads((case / "truth.json").read_text())
+        if truth.get("kind") != "single_run" and "observed" in truth:
+            out.append(case.name)
+    return out
+
+
+CASES = _observed_cases()
+
+
+def _truth(case: str) -> dict:
+    return json.loads((CORPUS / case / "truth.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {}
+
+
+def _verdict(reports, case):
+    if case not in reports:
+        reports[case] = compare(CORPUS / case / "run_a", CORPUS / case / "run_b")
+    return main_program(reports[case], _truth(case))
+
+
+def test_every_framework_has_observed_cases():
+    frameworks = {_truth(case)["framework"] for case in CASES}
+    assert frameworks == {"jax", "tensorflow", "torch_xla"}
+    assert len(CASES) >= 45
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_hash_changes_exactly_when_the_runs_printed_different_values(case, reports):
+    truth = _truth(case)
+    observed = {name: changed for name, changed in truth["observed"]["main_program_changed"].items()
+                if changed is not None and name not in PART_OF}
+    verdict = _verdict(reports, case)
+    checked = 0
+    for name, changed in observed.items():
+        name = SAME_AS.get(name, name)
+        assert name in verdict.hashes, f"{name} was observed but hlodiff does not model it"
+        said = verdict.hashes[name]
+        if said is None:
+            assert truth["same_executable"] is None, (name, verdict.reason)
+        else:
+            assert said is changed, (name, verdict.hashes, verdict.reason)
+            checked += 1
+    assert checked, "no observed hash was compared"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_recorded_parts_and_aliases_agree_with_each_other(case):
+    """The truth files' own bookkeeping: a name written twice holds one value,
+    and a key changes when one of its parts does."""
+    observed = _truth(case)["observed"]["main_program_changed"]
+    for name, same in SAME_AS.items():
+        if name in observed:
+            assert observed[name] == observed[same]
+    for part, key in PART_OF.items():
+        if part in observed and observed[part]:
+            assert observed[key] is True
+
+
+def test_every_rule_a_user_can_observe_here_was_observed():
+    """A hash rule claimed as checked against real runs has real runs behind it."""
+    seen = {SAME_AS.get(name, name) for case in CASES
+            for name in _truth(case)["observed"]["main_program_changed"]}
+    for rule in HASHES:
+        assert rule.observable_here == (rule.name in seen), rule.name
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
+def test_each_framework_gets_the_hashes_its_runs_print(framework, reports):
+    """A TF dump is not judged by JAX's key, nor a torch-xla dump by TF's."""
+    seen = {SAME_AS.get(name, name) for case in CASES if _truth(case)["framework"] == framework
+            for name in _truth(case)["observed"]["main_program_changed"]
+            if name not in PART_OF}
+    modelled = {rule.name for rule in applicable(FRAMEWORKS[framework]) if rule.observable_here}
+    assert modelled == seen

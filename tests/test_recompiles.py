@@ -1,0 +1,139 @@
+"""hlodiff recompiles on real single-run dumps, checked against their truth files.
+
+Each ``corpus/<case>/truth.json`` of kind ``single_run`` says which module
+recompiled against which, what changed (kind, old, new) and the source
+line when the dump records one. Where it records none (a new input shape
+has no line in the HLO), the line is the call site JAX's own
+``TRACING CACHE MISS`` names in the run's log (``run.log``), and none for
+TensorFlow, which records only its own frames.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import CORPUS, run_cli
+
+from hlodiff.dumps import load_dump
+from hlodiff.integrations.compile_log import concrete_function, scan, summarise
+from hlodiff.integrations.recompiles import explain_log, find_recompilations
+
+CASES = sorted(t.parent for t in CORPUS.glob("*/truth.json")
+               if json.loads(t.read_text()).get("kind") == "single_run")
+
+
+def test_the_corpus_has_the_three_kinds_of_single_run_recompile():
+    assert {c.name for c in CASES} >= {"jax_recompile_last_batch", "jax_recompile_python_float",
+                                       "tf_recompile_new_shape"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_each_recompilation_is_explained_with_its_true_cause_and_line(case):
+    truth = json.loads((case / "truth.json").read_text())
+    found = find_recompilations(load_dump(case / "run"))
+    user = [p for p in found if p.user]
+    assert [p.program for p in user] == [truth["main_program"]]
+    program = user[0]
+    assert len(program.recompilations) == len(truth["recompilations"])
+    log = {p.name: p for p in summarise(scan([case / "run.log"]))}
+    logged = next(p for p in log.values() if p.recompiled)
+    for recompilation, expected in zip(program.recompilations, truth["recompilations"]):
+        assert recompilation.after.label == expected["module"]
+        assert recompilation.before.label == expected["against"]
+        cause = expected["cause"]
+        top = recompilation.report.top
+        assert top.kind == cause["kind"]
+        places = [top.where[0]] + list(top.where[1:])  # a finding of several places shows one
+        assert any(cause["old"] in (w.old or "") and cause["new"] in (w.new or "")
+                   for w in places), places
+        if cause["source_line"] is not None:
+            assert recompilation.where == f"{cause['source_file']}:{cause['source_line']}"
+        else:
+            assert recompilation.where == logged.compilations[recompilation.number - 1].where
+        assert recompilation.line in program.summary
+
+
+def test_last_batch_reads_as_a_batch_change_at_the_call():
+    found = find_recompilations(load_dump(CORPUS / "jax_recompile_last_batch" / "run"))
+    assert found[0].summary == ("jit_train_step compiled 2 times: #2 batch 32 -> 4 (x, y) at "
+                                "corpus/gen/jax_library_cases.py:93 (smaller: the last batch?)")
+
+
+def test_recompiles_command_text_json_and_exit_codes():
+    case = CORPUS / "jax_recompile_python_float" / "run"
+    out = run_cli("recompiles", str(case), expect=1).stdout
+    assert out.startswith("jit_train_step compiled 3 times: #2 constant -0.01 -> -0.005 "
+                          "(jit(train_step)/mul) at corpus/gen/jax_library_cases.py:123; #3 ")
+    assert "jit_train_step #3: module_0015.jit_train_step -> module_0018.jit_train_step" in out
+    document = json.loads(run_cli("recompiles", str(case), "--format", "json", expect=1).stdout)
+    (program,) = document["programs"]
+    assert [r["after"] for r in program["recompilations"]] == ["module_0015.jit_train_step",
+                                                               "module_0018.jit_train_step"]
+    assert program["recompilations"][1]["report"]["findings"][0]["old"] == "-0.005"
+    quiet = run_cli("recompiles", str(CORPUS / "jax_learning_rate" / "run_a"), expect=0).stdout
+    assert "No program was compiled more than once" in quiet
+
+
+def test_framework_set_up_ops_compiled_twice_do_not_fail_the_run():
+    out = run_cli("recompiles", str(CORPUS / "logs" / "jax_log_compiles_dump"), expect=1).stdout
+    assert "jit_broadcast_in_dim compiled 2 times" in out and "framework set-up op" in out
+    found = find_recompilations(load_dump(CORPUS / "logs" / "jax_log_compiles_dump"))
+    assert [p.program for p in found if p.user] == ["jit_train_step"]
+
+
+def test_keras_train_test_and_predict_steps_are_three_programs():
+    """All three are ``one_step_on_data``; the truth file groups their concrete functions."""
+    truth = json.loads((CORPUS / "logs" / "tf_keras_fit_v3.truth.json").read_text())
+    found = find_recompilations(load_dump(CORPUS / "logs" / "tf_keras_fit_v3_dump"))
+    grouped = sorted(sorted({concrete_function(m.program) for m in p.modules}) for p in found)
+    assert grouped == sorted(sorted(f["concrete_functions"]) for f in truth["functions"].values()
+                             if f["compilations"] > 1)
+    assert [r.cause for p in found for r in p.recompilations] == [
+        "batch 4 -> 2 (arg0, arg1)", "batch 4 -> 2 (arg0, arg1)", "batch 4 -> 1 (arg0)"]
+
+
+def test_pytorch_graphs_of_different_inputs_are_different_programs():
+    """Every PyTorch/XLA graph is SyncTensorsGraph: the initialiser is not a recompiled step."""
+    assert find_recompilations(load_dump(CORPUS / "torch_batch_size" / "run_a")) == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_log_and_dump_of_one_run_side_by_side(case):
+    truth = json.loads((case / "truth.json").read_text())
+    programs = summarise(scan([case / "run.log"]), load_dump(case / "run"))
+    logged = explain_log(programs)
+    assert [e.explained.after.label for e in logged] == [r["module"] for r in truth["recompilations"]]
+    text = run_cli("log", str(case / "run.log"), "--dump", str(case / "run"), expect=1).stdout
+    for entry in logged:
+        assert f"the dump says: {entry.explained.line}" in text
+        if entry.logged.cause:
+            assert entry.logged.cause.splitlines()[-1].strip() in text
+
+
+def test_the_log_says_why_jax_traced_and_the_dump_what_changed():
+    case = CORPUS / "jax_recompile_last_batch"
+    (entry,) = explain_log(summarise(scan([case / "run.log"]), load_dump(case / "run")))
+    assert "* at x, now f32[4,16] and before f32[32,16]" in entry.logged.cause
+    assert entry.explained.cause == "batch 32 -> 4 (x, y)"
+    document = json.loads(run_cli("log", str(case / "run.log"), "--dump", str(case / "run"),
+                                  "--format", "json", expect=1).stdout)
+    (recompilation,) = document["recompilations"]
+    assert recompilation["dump"]["before"] == "module_0012.jit_train_step"
+    assert recompilation["log"]["where"] == "corpus/gen/jax_library_cases.py:93"
+
+
+def test_recompiles_and_log_leave_the_dump_as_it_was():
+    case = CORPUS / "jax_recompile_last_batch"
+    before = {f: (f.stat().st_mtime_ns, f.stat().st_size) for f in case.rglob("*")}
+    run_cli("recompiles", str(case / "run"), expect=1)
+    run_cli("log", str(case / "run.log"), "--dump", str(case / "run"), expect=1)
+    assert {f: (f.stat().st_mtime_ns, f.stat().st_size) for f in case.rglob("*")} == before
+
+
+def test_diff_with_one_directory_points_to_recompiles():
+    case = CORPUS / "jax_recompile_python_float" / "run"
+    err = run_cli("diff", str(case), expect=2).stderr
+    assert f"hlodiff recompiles {case}" in err and "jit_train_step (3 times)" in err
+    err = run_cli("diff", str(CORPUS / "jax_learning_rate" / "run_a"), expect=2).stderr
+    assert "diff compares two runs (A B), got one, which compiled each program once" in err

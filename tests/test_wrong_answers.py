@@ -1,0 +1,139 @@
+"""The wrong answers a new user found (issue 12), each as the user met it.
+
+Each program pair below is what a user would diff; the assertion is what
+hlodiff must answer, through the same CLI and report a user reads. The
+real-dump counterparts (int4/fp8 constants only module.mlir shows, a dump
+whose largest module is flax's init) are corpus cases judged by
+test_corpus_diff.py: jax_int4_elided, jax_fp8_elided,
+jax_flax_after_only_init_largest.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_cli
+from hlodiff.analysis.compare import compare
+
+REDUCE = """HloModule jit_f, entry_computation_layout={(f32[16,8]{1,0})->f32[16]{0}}
+
+%max.1 (a.2: f32[], b.3: f32[]) -> f32[] {
+  %a.2 = f32[] parameter(0)
+  %b.3 = f32[] parameter(1)
+  ROOT %maximum.4 = f32[] maximum(%a.2, %b.3)
+}
+
+%add.5 (a.6: f32[], b.7: f32[]) -> f32[] {
+  %a.6 = f32[] parameter(0)
+  %b.7 = f32[] parameter(1)
+  ROOT %add.8 = f32[] add(%a.6, %b.7)
+}
+
+ENTRY %main.9 (x.10: f32[16,8]) -> f32[16] {
+  %x.10 = f32[16,8]{1,0} parameter(0)
+  %constant.11 = f32[] constant(0)
+  %reduce.12 = f32[16]{0} reduce(%x.10, %constant.11), dimensions={1}, to_apply=%max.1
+  ROOT %negate.13 = f32[16]{0} negate(%reduce.12)
+}
+"""
+
+SUBTRACT = """HloModule jit_f, entry_computation_layout={(f32[8]{0}, f32[8]{0})->f32[8]{0}}
+
+ENTRY %main.1 (a.2: f32[8], b.3: f32[8]) -> f32[8] {
+  %a.2 = f32[8]{0} parameter(0)
+  %b.3 = f32[8]{0} parameter(1)
+  ROOT %subtract.4 = f32[8]{0} subtract(%a.2, %b.3)
+}
+"""
+
+CONSTANT = """HloModule jit_f, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
+
+ENTRY %main.1 (x.2: f32[2]) -> f32[2] {
+  %x.2 = f32[2]{0} parameter(0)
+  %constant.3 = f32[2]{0} constant(VALUE)
+  ROOT %multiply.4 = f32[2]{0} multiply(%x.2, %constant.3)
+}
+"""
+
+
+def diff(tmp_path, a_text: str, b_text: str, *args: str, expect: int | None = None):
+    """``hlodiff diff a.txt b.txt --format json`` as a user runs it: the JSON and the exit code."""
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(a_text)
+    b.write_text(b_text)
+    result = run_cli("diff", str(a), str(b), "--format", "json", *args, expect=expect)
+    return json.loads(result.stdout), result.exit_code
+
+
+def test_a_reduce_that_now_adds_instead_of_taking_the_max_is_a_different_executable(tmp_path):
+    report, code = diff(tmp_path, REDUCE, REDUCE.replace("to_apply=%max.1", "to_apply=%add.5"))
+    assert code == 1
+    assert report["same_executable"] is False and report["recompiles"] is True
+    top = report["findings"][0]
+    assert top["kind"] == "called_computation"
+    assert "max" in top["old"] and "add" in top["new"]
+
+
+def test_a_called_computation_whose_body_changed_under_the_same_name_is_a_change(tmp_path):
+    changed = REDUCE.replace("ROOT %maximum.4 = f32[] maximum(%a.2, %b.3)",
+                             "ROOT %maximum.4 = f32[] minimum(%a.2, %b.3)")
+    report, code = diff(tmp_path, REDUCE, changed)
+    assert code == 1 and report["same_executable"] is False
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("opcode", "maximum", "minimum")
+
+
+# what XLA's own parser stores for each (checked with jaxlib's hlo_module_from_text):
+# an integer -0 is 0, 1e-50 rounds to 0 in f32
+@pytest.mark.parametrize("old, new", [("{1, 2}", "{1,2}"), ("{0.5, 2}", "{5e-1, 2.0}"),
+                                      ("{1, 2}", "{ 1 , 2 }"), ("{0, 1}", "{-0, 1}"),
+                                      ("{0, 1}", "{1e-50, 1}")])
+def test_the_same_values_spelled_otherwise_are_the_same_executable(tmp_path, old, new):
+    report, code = diff(tmp_path, CONSTANT.replace("VALUE", old), CONSTANT.replace("VALUE", new))
+    assert code == 0
+    assert report["same_executable"] is True and report["recompiles"] is False
+    assert [f for f in report["findings"] if f["affects"]] == []
+
+
+@pytest.mark.parametrize("old, new", [("{0, 1}", "{-0.0, 1}"), ("{0.5, 2}", "{0.50001, 2}")])
+def test_values_xla_stores_differently_are_a_change(tmp_path, old, new):
+    # XLA keeps the sign of a float zero: -0.0 and 0 are different literals
+    report, code = diff(tmp_path, CONSTANT.replace("VALUE", old), CONSTANT.replace("VALUE", new))
+    assert code == 1 and report["same_executable"] is False
+    assert report["findings"][0]["kind"] == "constant"
+
+
+def test_swapped_operands_are_an_operand_change_not_swapped_parameters(tmp_path):
+    report, code = diff(tmp_path, SUBTRACT,
+                        SUBTRACT.replace("subtract(%a.2, %b.3)", "subtract(%b.3, %a.2)"))
+    assert code == 1 and report["same_executable"] is False
+    kinds = [f["kind"] for f in report["findings"] if f["affects"]]
+    assert kinds == ["operands"], report["findings"]
+
+
+def test_a_name_defined_twice_is_an_error_naming_the_second_definition(tmp_path):
+    twice = SUBTRACT.replace("  ROOT %subtract.4", "  %b.3 = f32[8]{0} negate(%a.2)\n"
+                                                   "  ROOT %subtract.4")
+    (tmp_path / "a.txt").write_text(twice)
+    (tmp_path / "b.txt").write_text(SUBTRACT)
+    result = run_cli("diff", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), expect=2)
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1 and "Traceback" not in message
+    assert "a.txt:6:" in message and "b.3" in message
+
+
+def test_a_diff_read_in_either_direction_tells_the_same_story(tmp_path):
+    a, b = REDUCE, REDUCE.replace("to_apply=%max.1", "to_apply=%add.5")
+    forward = compare_texts(tmp_path / "f", a, b)
+    backward = compare_texts(tmp_path / "b", b, a)
+    assert [(f.kind, f.old, f.new) for f in forward.findings] == \
+        [(f.kind, f.new, f.old) for f in backward.findings]
+
+
+def compare_texts(where, a_text: str, b_text: str):
+    where.mkdir()
+    (where / "a.txt").write_text(a_text)
+    (where / "b.txt").write_text(b_text)
+    return compare(where / "a.txt", where / "b.txt")
