@@ -20,7 +20,7 @@ from .errors import HlodiffError, HloSyntaxError
 from .render import json as render_json
 from .render import text as render_text
 from .render.escape import terminal
-from .render.report import markdown, report_document
+from .render.report import markdown, report_document, verdict_line
 
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
@@ -80,6 +80,32 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
     return EXIT_DIFFERENT if varying else EXIT_SAME
 
 
+def output_option(function):
+    """``-o FILE``: where ``--format html`` writes its page."""
+    return click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+                        help="With --format html: the file to write the page to.")(function)
+
+
+def wants_page(fmt: str, output: Path | None) -> bool:
+    """Is a page asked for? ``--format html`` and ``-o FILE`` go together."""
+    html = fmt == render.Format.HTML.value
+    if html and output is None:
+        raise click.UsageError("--format html needs -o FILE")
+    if output is not None and not html:
+        raise click.UsageError("-o/--output is for --format html")
+    return html
+
+
+def write_page(report, output: Path, *, run_a: str, run_b: str, title: str = "") -> None:
+    """The HTML page into ``output``, and the verdict on stderr."""
+    from .render.html import page
+    try:
+        output.write_text(page(report, run_a=run_a, run_b=run_b, title=title), encoding="utf-8")
+    except OSError as err:
+        raise HlodiffError(f"{output}: cannot write: {err.strerror}") from None
+    click.echo(terminal(f"hlodiff: {verdict_line(report)} Page: {output}"), err=True)
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, metavar="A B")
 @click.option("--module", "select", metavar="REGEX",
@@ -92,17 +118,21 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on stderr.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Say on stderr why a cached answer was not used.")
-@format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN)
+@format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN, render.Format.HTML)
+@output_option
 def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_code: bool,
-         no_cache: bool, quiet: bool, verbose: bool, fmt: str) -> int:
+         no_cache: bool, quiet: bool, verbose: bool, fmt: str, output: Path | None) -> int:
     """Explain why A and B do not share a compiled executable.
 
     A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
     files. Exits 0 when the executable is the same, 1 when it differs or
     the dumps cannot decide, 2 on a usage or input error. Also takes the 7
     (or, for a rename, 9) arguments git passes to an external diff; under
-    git it exits 0 unless --exit-code is given.
+    git it exits 0 unless --exit-code is given. --format html -o FILE writes
+    one self-contained page: verdict, causes with their lines side by side
+    and a graph of each change's neighbourhood.
     """
+    html = wants_page(fmt, output)
     from .integrations.gitdiff import diff_request
     if len(paths) == 1:
         raise HlodiffError(_one_run(Path(paths[0])))
@@ -115,8 +145,10 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     with render_text.status(quiet) as say:
         report = compare(request.a, request.b, select=select, all=all_modules,
                          cache=not no_cache, step=say,
-                         say=_stderr if verbose else lambda _: None)
-    if fmt == render.Format.JSON.value:
+                         say=_stderr if verbose else lambda _: None, context=html)
+    if html:
+        write_page(report, output, run_a=request.a, run_b=request.b, title=request.title or "")
+    elif fmt == render.Format.JSON.value:
         render_json.dump(report_document(report), sys.stdout)
     elif fmt == render.Format.MARKDOWN.value:
         sys.stdout.write(markdown(report))
@@ -205,18 +237,25 @@ def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
 @click.argument("dump_dir", type=click.Path(path_type=Path))
 @click.option("--update", is_flag=True, help="Accept the change: rewrite the baseline from DUMP_DIR.")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN,
-               render.Format.GITHUB)
-def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str) -> int:
+               render.Format.GITHUB, render.Format.HTML)
+@output_option
+def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str,
+          output: Path | None) -> int:
     """Does DUMP_DIR still compile to the baseline's executable?
 
     Exits 0 when unchanged, 1 with the explanation `hlodiff diff` gives
     when it changed, 2 on error. --update rewrites the baseline (exit 0).
+    --format html -o FILE writes the explanation as a page (a CI artifact).
     """
     from .integrations.baseline import check as check_dump, read, record, write
     from .dumps import load_dump
     from .render import github
-    result = check_dump(baseline_file, dump_dir)
-    if fmt == render.Format.JSON.value:
+    html = wants_page(fmt, output)
+    result = check_dump(baseline_file, dump_dir, context=html)
+    if html:
+        write_page(result.report, output, run_a=f"baseline {baseline_file}", run_b=str(dump_dir),
+                   title=f"{dump_dir} against baseline {baseline_file}")
+    elif fmt == render.Format.JSON.value:
         render_json.dump(report_document(result.report), sys.stdout)
     elif fmt == render.Format.MARKDOWN.value:
         sys.stdout.write(markdown(result.report))

@@ -34,24 +34,26 @@ def _quiet(_: str) -> None:
 
 def compare(a: str | Path, b: str | Path, *, select: str | None = None,
             all: bool = False, cache: bool = False, step: Step = _quiet,
-            say: Step = _quiet) -> Report:
+            say: Step = _quiet, context: bool = False) -> Report:
     """Why the programs in ``a`` and ``b`` differ (see ``explain.Report``).
 
     With ``cache``, a diff of files already diffed once is read back from
     the user's cache (see hlodiff/cache.py) instead of being redone; ``say``
-    hears why a cache entry was not used.
+    hears why a cache entry was not used. ``context`` adds each finding's
+    lines and neighbourhood (``Report.context``, hlodiff/analysis/context.py).
     """
     dump_a, dump_b = load_target(a), load_target(b)
     unpaired = Path(a).is_dir() and Path(b).is_dir()
     if not cache:
-        return compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired, step=step)
+        return compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired, step=step,
+                             context=context)
     from .. import cache as results
     named, by_content = _cache_inputs([dump_a, dump_b])
-    entry = results.key("compare", (select, all, unpaired), named, by_content)
+    entry = results.key("compare", (select, all, unpaired, context), named, by_content)
     report = results.load(entry, Report, say)
     if report is None:
         report = compare_dumps(dump_a, dump_b, select=select, all=all, unpaired=unpaired,
-                               step=step)
+                               step=step, context=context)
         results.store(entry, report)
     return report
 
@@ -76,7 +78,7 @@ def _cache_inputs(dumps: list[Dump]) -> tuple[list[str], list[Path]]:
 
 
 def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all: bool = False,
-                  unpaired: bool = True, step: Step = _quiet) -> Report:
+                  unpaired: bool = True, step: Step = _quiet, context: bool = False) -> Report:
     """``compare`` for dumps already loaded (a baseline rebuilds one from text).
 
     Every program paired across the runs gets its verdict (``select`` keeps
@@ -84,7 +86,7 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     now and kept for callers that ask for it). A program whose files are
     the same byte for byte is not parsed. ``unpaired`` lists modules
     compiled in one run only as extra compilations; off when one side holds
-    only the modules a caller chose to keep.
+    only the modules a caller chose to keep. ``context``: see ``compare``.
     """
     from ..dumps.pairing import pair_dumps
     pairing = pair_dumps(dump_a, dump_b, select=select, all=True if select is None else all)
@@ -99,8 +101,15 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
                       for run, modules in (("a", pairing.only_a), ("b", pairing.only_b))
                       for m in modules)
     step("explaining")
-    return explain(programs, extra, tuple(pairing.notes),
-                   comparison_warnings(dump_a, dump_b, pairing, chosen_by_user=not unpaired))
+    report = explain(programs, extra, tuple(pairing.notes),
+                     comparison_warnings(dump_a, dump_b, pairing, chosen_by_user=not unpaired))
+    if not context:
+        return report
+    from .context import finding_contexts
+    pairs = {program.program: pair for program, pair in zip(programs, pairing.pairs)}
+    return replace(report, context=finding_contexts(
+        report.findings, programs,
+        lambda name: (_mlir_constants(pairs[name].a), _mlir_constants(pairs[name].b))))
 
 
 _FRAMEWORK_NAMES = {"jax": "JAX", "tensorflow": "TensorFlow", "pytorch": "PyTorch/XLA"}
@@ -189,8 +198,9 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
         step(f"reading {a.label} and {b.label} {what}")
         ma, mb, seed = _read_pair(a, b, stage)
         step(f"aligning and diffing {what}")
-        out.append(StageDiff(name, ma, mb, diff_modules(ma, mb, align(ma, mb, seed)),
-                             str(path_a), str(path_b)))
+        alignment = align(ma, mb, seed)
+        out.append(StageDiff(name, ma, mb, diff_modules(ma, mb, alignment),
+                             str(path_a), str(path_b), alignment))
     return out
 
 

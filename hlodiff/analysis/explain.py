@@ -27,13 +27,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..model import Module, element_value
 from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
+from .context import FindingContext
 from .diff import Change
 from .findings import Finding, Where, finding, group
 from .hashes import COMPILE_INPUT, HASHES, OUTSIDE_KINDS, applicable, compiled, rule, verdicts
+
+if TYPE_CHECKING:
+    from .align import Alignment
 
 BEFORE, AFTER = "before_optimizations", "after_optimizations"
 STAGES = (BEFORE, AFTER)
@@ -96,6 +101,9 @@ class Report:
     # why the comparison itself may be the wrong one (two frameworks, programs
     # paired only for lack of better): said before anything else
     warnings: tuple[str, ...] = ()
+    # each finding's lines and neighbourhood, aligned with ``findings``; filled
+    # only when asked for (compare(..., context=True)), else ()
+    context: tuple[FindingContext, ...] = ()
 
     @property
     def top(self) -> Finding | None:
@@ -113,6 +121,7 @@ class StageDiff:
     changes: list[Change]
     path_a: str | None = None
     path_b: str | None = None
+    alignment: Alignment | None = field(default=None, repr=False)  # how a and b were paired
 
 
 @dataclass

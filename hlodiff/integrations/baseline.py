@@ -125,16 +125,18 @@ class Check:
     report: Report
 
 
-def check(baseline: Path, dump_dir: Path) -> Check:
+def check(baseline: Path, dump_dir: Path, *, context: bool = False) -> Check:
     """Compare ``dump_dir`` with the baseline the way ``hlodiff diff`` compares two dumps.
 
     With a main-program baseline only the main programs are compared (the
     baseline does not know the side modules); an ``--all`` baseline also
-    reports modules compiled in one run only.
+    reports modules compiled in one run only. ``context`` adds each
+    finding's lines and neighbourhood, read while the baseline's files exist.
     """
     document = read(baseline)
     current = load_dump(dump_dir)
     all_modules = bool(document.get("all"))
     with rebuilt(document, baseline) as old:
-        report = compare_dumps(old, current, all=all_modules, unpaired=all_modules)
+        report = compare_dumps(old, current, all=all_modules, unpaired=all_modules,
+                               context=context)
     return Check(report.same_executable is True, report)

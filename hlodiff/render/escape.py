@@ -24,6 +24,11 @@ makes such text inert there:
 * ``hlo``: HLO text (``hlodiff canon``). Control characters inside quoted
   strings become C octal escapes, which XLA's parser and hlodiff's read
   back as the same string, so the output stays valid HLO.
+* ``html``: text and attribute values of the HTML report. ``&``, ``<``,
+  ``>`` and both quotes become character references, so nothing from a
+  dump opens a tag, an attribute or a script; control characters and
+  bidirectional overrides are shown as in ``terminal`` (a browser would
+  hide them or reorder the text around them).
 
 JSON needs nothing more than JSON's own escaping: it carries the exact
 strings, and a program reading it decides how to show them.
@@ -31,6 +36,7 @@ strings, and a program reading it decides how to show them.
 
 from __future__ import annotations
 
+import html as _html
 import re
 
 # Characters that change what a terminal, a pager or an editor shows rather
@@ -149,3 +155,14 @@ def hlo(text: str) -> str:
             return _hlo_string(piece)
         return piece if piece in "\n\t" else _octal(piece)
     return _STRING_OR_UNSAFE.sub(one, text)
+
+
+# --- HTML -------------------------------------------------------------------------------
+
+def html(text: str) -> str:
+    """``text`` as HTML text or a quoted attribute value, inert.
+
+    >>> html('<script>alert("x")</script>\u202e')
+    '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\\\\u202e'
+    """
+    return _html.escape(terminal(text), quote=True)

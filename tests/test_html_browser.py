@@ -1,0 +1,191 @@
+"""The HTML report in a real browser, used as a person uses it.
+
+Headless Chromium (Debian's ``chromium`` package; .ci/run installs it)
+driven by Playwright, which is told where that browser is: nothing is
+downloaded. Each page is opened from ``file://``; every test also checks
+that the page logged no error and asked the network for nothing, and
+saves a screenshot in its temporary directory. Skipped, saying why, only
+where Playwright or Chromium cannot be found.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, run_cli
+
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="Playwright is not installed (pip install -e '.[test]')")
+CHROMIUM = next((found for name in ("chromium", "chromium-browser")
+                 if (found := shutil.which(name))), None)
+if CHROMIUM is None:
+    pytest.skip("no Chromium on PATH (apt-get install chromium)", allow_module_level=True)
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """The page of a corpus case, written once per case."""
+    folder = tmp_path_factory.mktemp("pages")
+    made: dict[str, Path] = {}
+
+    def page_of(case: str) -> Path:
+        if case not in made:
+            out = folder / f"{case}.html"
+            run_cli("diff", str(CORPUS / case / "run_a"), str(CORPUS / case / "run_b"),
+                    "--format", "html", "-o", str(out), expect=None)
+            made[case] = out
+        return made[case]
+    return page_of
+
+
+class Visit:
+    """One page open in a tab, with what it logged and requested."""
+
+    def __init__(self, browser, path: Path, width: int):
+        self.tab = browser.new_page(viewport={"width": width, "height": 900})
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.tab.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.tab.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.tab.on("request", lambda r: self.requests.append(r.url))
+        self.tab.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.url = path.resolve().as_uri()
+        self.tab.goto(self.url)
+
+    def close(self, screenshot: Path) -> None:
+        """Screenshot, then check the page kept to itself."""
+        self.tab.screenshot(path=str(screenshot), full_page=True)
+        assert screenshot.stat().st_size > 10_000
+        assert self.errors == []
+        assert self.requests == [self.url]  # the page itself, nothing else
+        assert self.dialogs == []
+        self.tab.close()
+
+
+@pytest.fixture
+def visit(browser, tmp_path):
+    opened = []
+
+    def open_page(path: Path, width: int = 1280) -> Visit:
+        opened.append(Visit(browser, path, width))
+        return opened[-1]
+    yield open_page
+    for n, one in enumerate(opened):
+        one.close(tmp_path / f"page-{n}.png")
+
+
+def test_the_verdict_and_the_first_cause_are_visible(visit, pages):
+    tab = visit(pages("jax_learning_rate")).tab
+    assert tab.locator("#verdict h1").inner_text().startswith("Recompiles")
+    first = tab.locator("#cause-1")
+    assert first.locator(".change .old").inner_text() == "0.01"
+    assert first.locator(".change .new").inner_text() == "0.02"
+    source = first.locator(".origin .source")
+    assert source.inner_text() == "corpus/gen/jax_cases.py:168" and source.is_visible()
+    for element in (first.locator(".change .old"), first.locator(".change .new"),
+                    first.locator(".run.a .chg").first, first.locator(".run.b .chg").first):
+        assert element.is_visible()
+    assert first.locator(".run.b .chg").first.inner_text() == "0.02"
+
+
+def test_derived_changes_are_collapsed_until_opened(visit, pages):
+    tab = visit(pages("jax_flax_batch_size")).tab
+    group = tab.locator("#cause-1 details.derived")
+    item = group.locator(".derived-item").filter(has_text="182 shape")
+    assert not item.is_visible()
+    group.locator("summary").click()
+    assert item.is_visible()
+    assert "48" in item.locator(".run.b .chg").first.inner_text()
+
+
+def test_clicking_a_graph_node_shows_its_line_and_origin(visit, pages):
+    tab = visit(pages("jax_learning_rate")).tab
+    panel = tab.locator("#cause-1 .node-panel")
+    assert not panel.is_visible()
+    tab.locator('#cause-1 .node.focus[data-run="b"]').first.click()
+    assert panel.is_visible()
+    text = panel.inner_text()
+    assert "constant(0.02)" in text and "corpus/gen/jax_cases.py:168" in text
+    partner = tab.locator('#cause-1 .node.partnered[data-run="a"]')
+    assert partner.count() == 1  # the same constant in run a, outlined
+
+
+def test_j_and_k_move_between_causes_and_filters_narrow_them(visit, pages):
+    tab = visit(pages("torch_layernorm_added")).tab
+    causes = tab.locator(".cause")
+    assert causes.count() == 3
+    tab.keyboard.press("j")
+    assert "current" in tab.locator("#cause-1").get_attribute("class")
+    tab.keyboard.press("j")
+    tab.keyboard.press("j")
+    assert "current" in tab.locator("#cause-3").get_attribute("class")
+    tab.keyboard.press("k")
+    assert "current" in tab.locator("#cause-2").get_attribute("class")
+    assert tab.locator("#cause-2").evaluate("e => e.getBoundingClientRect().top") < 120
+
+    tab.select_option("#filter-kind", "program_name")
+    assert [c.is_visible() for c in causes.all()] == [False, False, True]
+    assert tab.locator("#shown").inner_text() == "1 of 3"
+    tab.select_option("#filter-kind", "")
+    tab.keyboard.press("/")
+    tab.keyboard.type("native_batch_norm")
+    assert [c.is_visible() for c in causes.all()] == [True, False, False]
+    tab.keyboard.press("Escape")  # clears the search box, as in any browser
+    tab.select_option("#filter-stage", "before_optimizations")
+    assert [c.is_visible() for c in causes.all()] == [False, True, False]
+    assert tab.locator("#shown").inner_text() == "1 of 3"
+
+
+@pytest.mark.parametrize("case", ["jax_learning_rate", "jax_flax_batch_size", "jax_op_added",
+                                  "torch_layernorm_added", "jax_int4_elided"])
+def test_a_narrow_window_shows_everything_without_scrolling_sideways(visit, pages, case):
+    tab = visit(pages(case), width=800).tab
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 800
+    halves = tab.locator("#cause-1 .half")
+    if halves.count():  # one under the other: each as wide as the card
+        a, b = (halves.nth(i).bounding_box() for i in range(2))
+        assert b["y"] > a["y"] + a["height"] - 1
+
+
+def test_an_elided_constant_lists_its_changed_elements_behind_an_expander(visit, pages):
+    tab = visit(pages("jax_int4_elided")).tab
+    literal = tab.locator("#cause-1 details.literal")
+    assert "480 of 512 elements differ" in literal.locator("summary").inner_text()
+    rows = literal.locator("tr")
+    assert not rows.first.is_visible()
+    literal.locator("summary").click()
+    assert rows.count() == 65  # a header and the first 64 differing elements
+    assert rows.nth(1).inner_text().split() == ["[0]", "-3", "0"]
+
+
+def test_a_script_in_an_op_name_does_not_run(visit, tmp_path):
+    from test_html import SCRIPT, hostile_module
+    runs = []
+    for run, rate in (("run_a", "0.01"), ("run_b", "0.02")):
+        folder = tmp_path / run
+        folder.mkdir()
+        (folder / "module_0001.jit_step.before_optimizations.txt").write_text(hostile_module(rate))
+        runs.append(folder)
+    out = tmp_path / "hostile.html"
+    run_cli("diff", str(runs[0]), str(runs[1]), "--format", "html", "-o", str(out), expect=1)
+    tab = visit(out).tab
+    tab.locator('#cause-1 .node.focus[data-run="b"]').first.click()
+    assert tab.evaluate("window.pwned") is None
+    assert SCRIPT in tab.locator("#cause-1 .origin").inner_text()
+    assert SCRIPT in tab.locator("#cause-1 .node-panel").inner_text()
+    assert tab.locator("img").count() == 0
