@@ -52,12 +52,13 @@ def compare(a: Any, b: Any, *, select: str | None = None) -> Comparison:
     graph pending on them), or a ``capture(...)`` of anything, such as a
     ``tf.function`` with its arguments. ``select`` keeps the programs whose
     name matches a regular expression. The ``Comparison`` has every field of
-    the report (``same_executable``, ``recompiles``, ``findings``...) and
-    shows itself in a terminal, a rich console and a notebook.
+    the report (``same_executable``, ``recompiles``, ``findings``, each
+    finding's lines and neighbourhood in ``context``...) and shows itself in
+    a terminal, a rich console and a notebook.
     """
     from .comparison import Comparison
     from .integrations.inputs import compare as compare_inputs
-    report, name_a, name_b = compare_inputs(a, b, select=select)
+    report, name_a, name_b = compare_inputs(a, b, select=select, context=True)
     return Comparison(report, name_a, name_b)
 
 __all__ = [

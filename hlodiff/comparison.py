@@ -6,7 +6,7 @@ attribute of the report reads through: ``same_executable``, ``recompiles``,
 protocols of the places people look at it: ``str()`` is the text
 ``hlodiff diff`` prints, and so is what IPython shows; a rich console
 (``rich.print``, ``rich.pretty.install()``) gets that text in colour at its
-width; the plain REPL shows the verdict line.
+width; the plain REPL shows the verdict line; a notebook shows the HTML report.
 It lives above the renderers because the model must not import them.
 """
 
@@ -44,6 +44,18 @@ class Comparison:
     def _repr_pretty_(self, printer, cycle: bool) -> None:
         """IPython (terminal and notebook plain text): the whole text report."""
         printer.text(str(self).rstrip("\n"))
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: hlodiff's HTML report (``--format html``) in a
+        sandboxed frame, where its own style, script and Content-Security-Policy
+        apply and none of them reaches the notebook around it."""
+        from html import escape
+
+        from .render.html import page
+        document = page(self.report, run_a=self.a, run_b=self.b)
+        return (f'<iframe title="hlodiff: {escape(self.a)} vs {escape(self.b)}" '
+                f'sandbox="allow-scripts" style="width: 100%; height: 720px; border: 0" '
+                f'srcdoc="{escape(document, quote=True)}"></iframe>')
 
     def __rich_console__(self, console, options):
         """The text report laid out to the width rich offers, in its colours."""

@@ -91,10 +91,11 @@ def written(captured: Capture, root: Path) -> Dump:
     return load_dump(root)
 
 
-def compare(a: Any, b: Any, *, select: str | None = None,
+def compare(a: Any, b: Any, *, select: str | None = None, context: bool = False,
             labels: tuple[str | None, str | None] = (None, None)) -> tuple[Report, str, str]:
     """The report for ``a`` against ``b``, and how each side is named (by
-    ``labels`` where given, else as ``describe`` says).
+    ``labels`` where given, else as ``describe`` says). ``context`` adds each
+    finding's lines and neighbourhood, read while the captures' files exist.
 
     Two dump directories are compared as ``hlodiff diff`` does (modules
     compiled in one run only are reported); anything else pairs the main
@@ -103,7 +104,7 @@ def compare(a: Any, b: Any, *, select: str | None = None,
     """
     with ExitStack() as stack:
         side_a, side_b = (stack.enter_context(opened(x, label)) for x, label in zip((a, b), labels))
-        report = compare_dumps(side_a.dump, side_b.dump, select=select,
+        report = compare_dumps(side_a.dump, side_b.dump, select=select, context=context,
                                unpaired=side_a.is_directory and side_b.is_directory)
         return _named(report, side_a, side_b), side_a.label, side_b.label
 
