@@ -70,8 +70,9 @@ class HloSnapshot:
 
         config = self._request.config
         if name in self._names:
-            raise ValueError(f"this test checks a second program as {name!r}: give each "
-                             "check its own name=")
+            said = f"named {name!r}" if name else "without a name"
+            raise ValueError(f"this test checks a second program {said}: give each check "
+                             "its own name=")
         self._names.add(name)
         path = self.path(name)
         shown = _shown(path, config)
@@ -113,17 +114,16 @@ def _shown(path: Path, config: pytest.Config) -> str:
 def _explained(checked, shown: str, config: pytest.Config) -> str:
     """The failure message: the cause in one line, then hlodiff's report."""
     from .comparison import drawn
-    from .render.escape import terminal
     from .render.report import describe
 
     report = checked.report
     if checked.outcome == "undecided":
         first = _undecided(checked)
     else:
-        first = describe(report.top, _FirstLine())
+        first = describe(checked.causes[0], _FirstLine())
     body = drawn(report, max(config.get_terminal_writer().fullwidth, 80))
     differs = "differs" if checked.outcome == "changed" else "may differ"
-    lines = [terminal(first), f"the program {differs} from its snapshot {shown}; hlodiff says:",
+    lines = [_visible(first), f"the program {differs} from its snapshot {shown}; hlodiff says:",
              body.rstrip("\n")]
     if checked.snapshot.constants is not None and any(
             f.kind == "elided_constant" for f in report.findings):
@@ -137,27 +137,27 @@ def _explained(checked, shown: str, config: pytest.Config) -> str:
     return "\n".join(lines)
 
 
+def _visible(text: str) -> str:
+    from .render.escape import terminal
+    return terminal(text)
+
+
 class _FirstLine:
-    """The cause in one line (a ``render.report.Spelling``, loaded only on a
-    failure): strings from the program made visible, long values cut."""
+    """The cause in one line (a ``render.report.Spelling``, whose module loads
+    only on a failure): strings from the program made visible, values cut."""
 
     def value(self, text: str) -> str:
         from .render.shorten import middle
-        return middle(self.op_name(text), 60)
+        return middle(_visible(text), 60)
 
-    def op_name(self, text: str) -> str:
-        from .render.escape import terminal
-        return terminal(text)
-
-    location = op_name
+    op_name = location = staticmethod(_visible)
 
 
 def _undecided(checked) -> str:
     """Why the check cannot tell, and what would let it."""
-    origin, spell = checked.undecided[0].origin, _FirstLine()
-    place = " ".join(filter(None, (spell.op_name(origin.op_name or ""),
-                                   f"({spell.location(origin.location)})"
-                                   if origin.location else "")))
+    origin = checked.undecided[0].origin
+    place = " ".join(filter(None, (_visible(origin.op_name or ""),
+                                   f"({_visible(origin.location)})" if origin.location else "")))
     framework = checked.now.framework
     source = "HLO text" if framework == "unknown" else f"a {framework} capture"
     hint = "; check the jax.stages.Lowered program instead, whose snapshot compares such " \

@@ -191,7 +191,7 @@ def test_twice(hlo_snapshot):
     hlo_snapshot.check(PROGRAM)
 '''})
     run = _pytest(project, "--hlo-snapshot-update")
-    assert "this test checks a second program as None: give each check its own name=" \
+    assert "this test checks a second program without a name: give each check its own name=" \
         in run.stdout
     folder = project / "__hlo_snapshots__"
     assert "constant(0.25)" in (folder / "test_two.quarter.hlo").read_text()

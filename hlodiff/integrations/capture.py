@@ -84,6 +84,8 @@ def capture(program: Any, *args: Any, optimized: bool = False, **kwargs: Any) ->
 
     A ``Capture`` is returned as it is. Raises TypeError for anything else.
     """
+    if isinstance(program, (Capture, Module, str)):
+        _no_arguments("a program already captured or in text", args, kwargs)
     if isinstance(program, Capture):
         return program
     if isinstance(program, Module):

@@ -49,9 +49,9 @@ class SnapshotError(HlodiffError):
 class Snapshot:
     """One snapshot file's content.
 
-    ``constants`` holds (tensor type, sha256) pairs in StableHLO order, or
-    None when the framework gave no StableHLO (then constants printed as
-    ``{...}`` cannot be compared).
+    ``constants`` holds (tensor type, sha256) pairs, by type and in StableHLO
+    order within a type, or None when the framework gave no StableHLO (then
+    constants printed as ``{...}`` cannot be compared).
     """
 
     test: str
@@ -123,7 +123,7 @@ def read(path: Path) -> Snapshot:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise SnapshotError(f"{path}: cannot read the snapshot ({err})") from None
-    recorded = parse(text, path)
+    recorded = _parse(text, path)
     try:
         parse_hlo(text, path=str(path), strict=True)
     except HloSyntaxError as err:
@@ -132,7 +132,7 @@ def read(path: Path) -> Snapshot:
     return recorded
 
 
-def parse(text: str, path: Path) -> Snapshot:
+def _parse(text: str, path: Path) -> Snapshot:
     lines = text.split("\n")
     first = _FIRST.match(lines[0])
     if first is None:
@@ -197,17 +197,18 @@ def write(snapshot: Snapshot, path: Path) -> None:
 class Checked:
     """A program checked against its snapshot.
 
-    ``outcome`` is ``same`` (passes), ``changed`` (the compiler sees a
-    difference, or with ``metadata`` anything differs) or ``undecided`` (the
-    only differences might be in constants XLA printed as ``{...}`` whose
-    values nothing recorded: ``undecided`` lists them). Metadata alone (a
-    renamed scope, a moved line) is ``same`` unless ``metadata`` was asked.
+    ``outcome`` is ``changed`` when there are ``causes`` (the findings the
+    compiler sees, and with ``metadata`` op_name and source-line changes
+    too), else ``undecided`` when some findings are constants XLA printed as
+    ``{...}`` whose values nothing recorded (``undecided``), else ``same``:
+    metadata alone (a renamed scope, a moved line) passes by default.
     """
 
     outcome: str
     report: Report
     snapshot: Snapshot
     now: Snapshot
+    causes: tuple[Finding, ...] = ()
     undecided: tuple[Finding, ...] = ()
 
 
@@ -228,4 +229,4 @@ def check(path: Path, current: Snapshot, *, metadata: bool = False) -> Checked:
     causes = [f for f in report.findings
               if f not in undecided and (metadata or f.kind != "metadata")]
     outcome = "changed" if causes else "undecided" if undecided else "same"
-    return Checked(outcome, report, recorded, current, tuple(undecided))
+    return Checked(outcome, report, recorded, current, tuple(causes), tuple(undecided))
