@@ -137,3 +137,16 @@ def compare_texts(where, a_text: str, b_text: str):
     (where / "a.txt").write_text(a_text)
     (where / "b.txt").write_text(b_text)
     return compare(where / "a.txt", where / "b.txt")
+
+
+def test_an_unprinted_constant_in_an_optimized_dump_alone_cannot_tell_if_it_recompiles(tmp_path):
+    # only after_optimizations files: a {...} constant nobody shows the values of
+    # might differ, so whether the compile input's key moved cannot be told
+    program = CONSTANT.replace("f32[2]", "f32[64]")
+    for run in ("run_a", "run_b"):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "module_0001.jit_f.cpu_after_optimizations.txt").write_text(
+            program.replace("VALUE", "{...}"))
+    report = compare(tmp_path / "run_a", tmp_path / "run_b")
+    assert report.recompiles is None and report.same_executable is None
+    assert report.hashes["jax_cache_key"] is None

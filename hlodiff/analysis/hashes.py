@@ -210,11 +210,16 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         elif other is None:
             out[rule.name] = None
         elif rule.stage == COMPILE_INPUT:  # only the optimized program was dumped
-            out[rule.name] = True if any(compiled(c) or moves(rule.name, c)
+            out[rule.name] = True if any(_certain(c) and (compiled(c) or moves(rule.name, c))
                                          for c in other + extra) else None
         else:  # only the compile input: no difference at all means the same program
             out[rule.name] = False if not other and not outside else None
     return out
+
+
+def _certain(change: Change) -> bool:
+    """Is the change known to be one (not a constant nobody printed)?"""
+    return not (change.kind == "elided_constant" and change.values_differ is None)
 
 
 def hashes_proto(framework: str | None) -> bool:
