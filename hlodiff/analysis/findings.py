@@ -21,6 +21,7 @@ findings, grouped by kind.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -252,7 +253,21 @@ def _summary(change: Change, count: int) -> str:
         return f"constant printed as {{...}}{where}: {change.detail}"
     if change.kind == "constant" and change.detail and len(change.old or "") > 40:
         return f"constant {change.detail}"
+    if change.kind == "attribute" and change.detail == "module header: input_output_alias":
+        return _donation(change.old, change.new)
     return ""
+
+
+# One entry of input_output_alias: output index {...}: (parameter, {index}, kind)
+_ALIAS = re.compile(r"\{[\d, ]*\}:\s*\((\d+)")
+
+
+def _donation(old: str | None, new: str | None) -> str:
+    """input_output_alias in the user's words: which parameters are donated
+    (their buffers may be reused for outputs: JAX's donate_argnums)."""
+    donated = [sorted({int(n) for n in _ALIAS.findall(text or "")}) for text in (old, new)]
+    said = [", ".join(map(str, numbers)) or "none" for numbers in donated]
+    return f"donated parameters (buffers reused for outputs): {said[0]} -> {said[1]}"
 
 
 _WORD_EDGES = "/()[]{}., :"

@@ -89,6 +89,11 @@ class HashRule:
     # numbers across the whole process, which the text does not print
     hashes_proto: bool = False
 
+    @property
+    def label(self) -> str:
+        """The title people read, saying when the rule was never checked on a run."""
+        return self.title if self.observable_here else f"{self.title} (from its source, unverified)"
+
 
 HASHES = (
     HashRule("jax_cache_key", "JAX persistent cache key", "JAX", COMPILE_INPUT, ("jax", None),

@@ -89,7 +89,7 @@ def _verdict(report: Report) -> str:
             report.recompiles]
         second = {True: "same executable", False: "different executables",
                   None: "same executable: cannot tell"}[report.same_executable]
-    keys = "".join(_key(rule.title, report.hashes[rule.name]) for rule in HASHES
+    keys = "".join(_key(rule.label, report.hashes[rule.name]) for rule in HASHES
                    if rule.name in report.hashes)
     warnings = "".join(f'<p class="warning"><b>Check the comparison:</b> {html(w)}</p>'
                        for w in report.warnings)  # doubt about the comparison comes first
@@ -268,7 +268,7 @@ def _all_origins(finding: Finding):
 
 
 def _hash_titles(names: tuple[str, ...]) -> list[str]:
-    titles = {rule.name: rule.title for rule in HASHES}
+    titles = {rule.name: rule.label for rule in HASHES}
     return [titles.get(name, name) for name in names]
 
 

@@ -281,7 +281,7 @@ def markdown(report: Report) -> str:
     lines += ["", "| cache key | changed |", "|---|---|"]
     for h in HASHES:
         if h.name in report.hashes:
-            lines.append(f"| {h.title} | {_yes_no(report.hashes[h.name])} |")
+            lines.append(f"| {h.label} | {_yes_no(report.hashes[h.name])} |")
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"
 
 

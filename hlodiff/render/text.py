@@ -406,7 +406,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
                 ("extra compilations:", "yellow"),
                 f" run {run} alone compiled {_plural(len(labels), 'module')}: ",
                 ", ".join(terminal(shorten.program(label)) for label in labels)))
-    hashes = [f"{h.title}: {_yes_no(rep.hashes[h.name])}" for h in HASHES if h.name in rep.hashes]
+    hashes = [f"{h.label}: {_yes_no(rep.hashes[h.name])}" for h in HASHES if h.name in rep.hashes]
     if len("  ".join(hashes)) > out.width:
         for line in hashes:
             out.print(line, style="dim")
