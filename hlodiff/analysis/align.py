@@ -33,7 +33,7 @@ from typing import ClassVar
 from rapidfuzz import fuzz, process
 
 from ..model import Computation, Instruction, Module, cached
-from ..syntax.unchanged import Seed
+from ..syntax.unchanged import Seed, SeedSide
 
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped
@@ -65,9 +65,10 @@ class ComputationMatch:
 
 
 class UnchangedMatch(ComputationMatch):
-    """Computations the unchanged pass found equal line for line: every
-    instruction pairs with its namesake and nothing differs, so the pairs
-    are listed only if something asks (the differ does not)."""
+    """Computations the unchanged pass found equal line for line, names aside:
+    every instruction pairs with the one at its place in the other, and
+    nothing differs, so the pairs are listed only if something asks (the
+    differ does not)."""
 
     unchanged = True
 
@@ -76,7 +77,7 @@ class UnchangedMatch(ComputationMatch):
 
     @cached
     def pairs(self) -> dict[str, str]:
-        return {i.name: i.name for i in self.a.instructions}
+        return {x.name: y.name for x, y in zip(self.a.instructions, self.b.instructions)}
 
     @cached
     def how(self) -> dict[str, str]:
@@ -110,10 +111,9 @@ def _attribute_key(instruction: Instruction) -> tuple:
 class _Fingerprints:
     """Name-free structural hashes of the instructions and computations of a
     module, computed as asked for. What the unchanged pass paired hashes by
-    its name, the same in both modules: it is paired already, and a
-    computation it paired by name is matched by name."""
+    a key its twin in the other module shares: it is paired already."""
 
-    def __init__(self, module: Module, seed: Seed):
+    def __init__(self, module: Module, seed: SeedSide):
         self.module = module
         self.seed = seed
         self.of_computation: dict[str, int] = {}
@@ -129,7 +129,7 @@ class _Fingerprints:
         if computation is None:
             return hash(("missing", name))
         if name in self.seed.identical:
-            fp = _seeded(name)
+            fp = hash(self.seed.identical[name])
         else:
             self.of_computation[name] = hash(("cycle", name))  # guards against recursion
             params = tuple(str(p.shape) for p in computation.parameters)
@@ -144,7 +144,7 @@ class _Fingerprints:
         if known is not None:
             return known
         computation = self.module.by_name[name]
-        paired = self.seed.paired(name) or frozenset()
+        paired = self.seed.paired.get(name, {})
         self._roots[name] = hash(("cycle", name))  # guards against recursion
         local: dict[str, int] = {}
         self.of_instructions[name] = local
@@ -153,7 +153,8 @@ class _Fingerprints:
             if instruction.name in paired:
                 continue
             called = tuple(map(of_computation, instruction.called_computations))
-            operands = tuple([local[o] if o in local else (_seeded(o) if o in paired else hash(o))
+            operands = tuple([local[o] if o in local else (_seeded(paired[o]) if o in paired
+                                                           else hash(o))
                               for o in instruction.operands])
             # A constant's value is part of what it is; a parameter's number is
             # not (inserting one renumbers the rest): equal-shaped parameters
@@ -163,14 +164,14 @@ class _Fingerprints:
                        value, operands, called))
             local[instruction.name] = fp
         root = computation.root.name
-        self._roots[name] = local[root] if root in local else _seeded(root)
+        self._roots[name] = local[root] if root in local else _seeded(paired[root])
         return self._roots[name]
 
 
-def _seeded(name: str) -> int:
-    """The fingerprint of what the unchanged pass paired: its name, the same
-    on both sides (see _Fingerprints)."""
-    return hash(("unchanged", name))
+def _seeded(key: str) -> int:
+    """The fingerprint of what the unchanged pass paired: a key both sides
+    share (see _Fingerprints)."""
+    return hash(("unchanged", key))
 
 
 # --- the aligner ---------------------------------------------------------------------------
@@ -179,7 +180,7 @@ class _Aligner:
     def __init__(self, a: Module, b: Module, seed: Seed):
         self.a, self.b = a, b
         self.seed = seed
-        self.fa, self.fb = _Fingerprints(a, seed), _Fingerprints(b, seed)
+        self.fa, self.fb = _Fingerprints(a, seed.side("a")), _Fingerprints(b, seed.side("b"))
         self.comp_pairs: dict[str, str] = {}
         self.comp_paired_b: set[str] = set()
         self.matches: list[ComputationMatch] = []
@@ -187,8 +188,8 @@ class _Aligner:
 
     def run(self) -> Alignment:
         self._pair_computations(self.a.entry.name, self.b.entry.name)
-        for name in (*self.seed.identical, *self.seed.names):  # names are stable: see the seed
-            self._pair_computations(name, name)
+        for a_name, b_name in self.seed.computation_pairs():
+            self._pair_computations(a_name, b_name)
         self._drain()
         # Computations not reached through calls: exact fingerprints, then names.
         self._pair_leftover_computations()
@@ -210,8 +211,8 @@ class _Aligner:
         while self.queue:
             a_name, b_name = self.queue.popleft()
             a, b = self.a.by_name[a_name], self.b.by_name[b_name]
-            paired = self.seed.paired(a_name) if a_name == b_name else frozenset()
-            if paired is None:  # unchanged line for line; calls are paired by name too
+            paired = self.seed.instruction_pairs(a_name, b_name)
+            if paired is None:  # unchanged line for line; what it calls is paired with the seed
                 self.matches.append(UnchangedMatch(a, b))
                 continue
             match = ComputationMatch(a, b)
@@ -219,7 +220,7 @@ class _Aligner:
             self.matches.append(match)
             for x_name, y_name in match.pairs.items():
                 x, y = match.a.by_name[x_name], match.b.by_name[y_name]
-                if x.unchanged:  # what it calls is paired by name, with the seed
+                if x.unchanged:  # what it calls is paired with the seed
                     continue
                 for ca, cb in zip(x.called_computations, y.called_computations):
                     self._pair_computations(ca, cb)
@@ -248,7 +249,7 @@ class _InstructionMatcher:
     """Pairs the instructions of one computation pair (see the module docstring)."""
 
     def __init__(self, m: ComputationMatch, fa: _Fingerprints, fb: _Fingerprints,
-                 paired: frozenset[str]):
+                 paired: dict[str, str]):
         self.m = m
         self.a_by, self.b_by = m.a.by_name, m.b.by_name
         fa.instructions(m.a.name), fb.instructions(m.b.name)
@@ -259,11 +260,11 @@ class _InstructionMatcher:
         # Paired by the pass: in bulk, as it is most of a big computation.
         # Only those read in full (they read a changed instruction) are looked
         # at again, to pair what they read.
-        names = [name for name in paired if name in self.a_by and name in self.b_by]
-        m.pairs.update(zip(names, names))
-        m.how.update(dict.fromkeys(names, "unchanged"))
-        self.reverse.update(zip(names, names))
-        self.fresh.extend((name, name) for name in names if not self.a_by[name].unchanged)
+        pairs = {x: y for x, y in paired.items() if x in self.a_by and y in self.b_by}
+        m.pairs.update(pairs)
+        m.how.update(dict.fromkeys(pairs, "unchanged"))
+        self.reverse.update(zip(pairs.values(), pairs))
+        self.fresh.extend((x, y) for x, y in pairs.items() if not self.a_by[x].unchanged)
 
     def pair(self, x: str, y: str, how: str) -> None:
         self.m.pairs[x] = y
