@@ -26,12 +26,18 @@ Usage::
 
     python bench/make_big.py --layers 12 --out /work/bigdumps/l12
     python bench/make_big.py --layers 24 --out /work/bigdumps/l24 --scope-depth 6
-    python bench/make_big.py --layers 24 --out /work/bigdumps/pair24 --pair   # run_a, run_b
+    python bench/make_big.py --layers 20 --out /work/bigdumps/model20 --pair model
 
-``--pair`` makes DIR/run_a and DIR/run_b that differ only in the learning
-rate (``--lr`` and ``--lr-b``, default 0.001 vs 0.002): the pair used to
-time ``hlodiff diff``. Measured (2 cores): text grows about as layers^1.7;
-see bench/README.md for sizes, times and peak RAM.
+``--pair KIND`` makes DIR/run_a and DIR/run_b differing in one thing: the
+learning rate (``lr``: ``--lr`` vs ``--lr-b``, default 0.001 vs 0.002), one
+op more in the middle layer (``model``: run_b multiplies the MLP output of
+layer N//2 by 0.5, 3 ops more and everything after renumbered) or the dtype
+of the network (``dtype``: run_b casts the embedded input and each layer's
+weights to bfloat16, which retypes every activation, gradient and
+constant). run_a is the same program for the three; each run_b alone is
+``--lr 0.002``, ``--extra-op`` or ``--dtype bfloat16``. Measured (2
+cores): text grows about as layers^1.7; see bench/README.md for sizes,
+times and peak RAM.
 """
 
 from __future__ import annotations
