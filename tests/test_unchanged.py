@@ -60,7 +60,7 @@ def test_a_learning_rate_change_leaves_most_lines_unparsed():
     assert unparsed
     for computation, instruction in unparsed:
         paired = seed.instruction_pairs(computation, computation)
-        assert paired is None or instruction.name in paired.values()
+        assert paired is None or instruction.name in paired.pairs.values()
 
 
 def test_an_unparsed_instruction_reads_as_the_parser_reads_it():
@@ -208,7 +208,7 @@ def test_a_renumbered_pair_gets_the_report_of_the_full_path(case, tmp_path, monk
     monkeypatch.setattr(unchanged, "MIN_BYTES", 0)
     fast = report_document(compare(run_a, run_b))
     assert fast == full
-    assert any(f["kind"] == "op_added" and f["new"].startswith("copy") for f in fast["findings"])
+    assert any(f["kind"] == "op_added" and "copy" in f["new"] for f in fast["findings"])
 
 
 def test_a_renumbered_pair_skips_what_holds_the_same():
@@ -225,9 +225,10 @@ def test_a_renumbered_pair_skips_what_holds_the_same():
         body = body[:body.index("\n}")]
         assert "control-predecessors=" in body or any(f"=%{other}," in body for other in left_out)
     assert all(b != a for a, b in plan.seed.identical.items() if re.search(r"\.\d+$", a))
-    entry, (twin, lines) = next(iter(plan.seed.lines.items()))
-    assert entry.startswith("main") and twin.startswith("main")
-    assert len(lines) > 10 and all(y != x for x, y in lines.items() if re.search(r"\.\d+$", x))
+    entry, lines = next(iter(plan.seed.lines.items()))
+    assert entry.startswith("main") and lines.b.startswith("main")
+    assert len(lines.pairs) > 10
+    assert all(y != x for x, y in lines.pairs.items() if re.search(r"\.\d+$", x))
 
 
 def test_stack_frames_renumbered_read_as_the_frames_they_are():
@@ -288,7 +289,8 @@ def _broken_pair(case: str, how: str, renumbering: bool, where: str) -> tuple[st
         target_a = _lines_of(text_a, computation_a)[place]
         target_b = _lines_of(text_b, computation_b)[place]
     else:
-        entry_a, (entry_b, pairs) = next(iter(plan.seed.lines.items()))
+        entry_a, found = next(iter(plan.seed.lines.items()))
+        entry_b, pairs = found.b, found.pairs
         lines_a = {n: k for k, n in _lines_of(text_a, entry_a)}
         name = next(x for x in pairs if "(%" in text_a.split("\n")[lines_a[x]])
         target_a = (lines_a[name], name)

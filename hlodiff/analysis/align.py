@@ -33,7 +33,7 @@ from typing import ClassVar
 from rapidfuzz import fuzz, process
 
 from ..model import Computation, Instruction, Module, cached
-from ..syntax.unchanged import Seed, SeedSide
+from ..syntax.unchanged import LinePairs, Seed, SeedSide
 
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped
@@ -211,19 +211,31 @@ class _Aligner:
         while self.queue:
             a_name, b_name = self.queue.popleft()
             a, b = self.a.by_name[a_name], self.b.by_name[b_name]
-            paired = self.seed.instruction_pairs(a_name, b_name)
-            if paired is None:  # unchanged line for line; what it calls is paired with the seed
+            seeded = self.seed.instruction_pairs(a_name, b_name)
+            if seeded is None:  # unchanged line for line; what it calls is paired with the seed
                 self.matches.append(UnchangedMatch(a, b))
                 continue
             match = ComputationMatch(a, b)
-            _InstructionMatcher(match, self.fa, self.fb, paired).run()
+            _InstructionMatcher(match, self.fa, self.fb, seeded).run()
+            self._mark_same_text(match)
             self.matches.append(match)
             for x_name, y_name in match.pairs.items():
                 x, y = match.a.by_name[x_name], match.b.by_name[y_name]
-                if x.unchanged:  # what it calls is paired with the seed
-                    continue
+                if x_name in seeded.pairs and x_name not in seeded.readers:
+                    continue  # unchanged: what it calls is paired with the seed
                 for ca, cb in zip(x.called_computations, y.called_computations):
                     self._pair_computations(ca, cb)
+
+    def _mark_same_text(self, match: ComputationMatch) -> None:
+        """Pairs the unchanged pass knows to be the same text but for names
+        (see Seed.same_text) are unchanged: the differ need not read them."""
+        same = self.seed.same_text(match.a.name, match.b.name)
+        if same is None:
+            return
+        how = match.how
+        for x, y in match.pairs.items():
+            if how[x] != "unchanged" and same(x, y):
+                how[x] = "unchanged"
 
     def _pair_leftover_computations(self) -> None:
         left_a = [c for c in self.a.computations if c.name not in self.comp_pairs]
@@ -249,7 +261,7 @@ class _InstructionMatcher:
     """Pairs the instructions of one computation pair (see the module docstring)."""
 
     def __init__(self, m: ComputationMatch, fa: _Fingerprints, fb: _Fingerprints,
-                 paired: dict[str, str]):
+                 seeded: LinePairs):
         self.m = m
         self.a_by, self.b_by = m.a.by_name, m.b.by_name
         fa.instructions(m.a.name), fb.instructions(m.b.name)
@@ -258,13 +270,13 @@ class _InstructionMatcher:
         self.reverse: dict[str, str] = {}
         self.fresh: deque[tuple[str, str]] = deque()  # pairs whose operands are not yet looked at
         # Paired by the pass: in bulk, as it is most of a big computation.
-        # Only those read in full (they read a changed instruction) are looked
-        # at again, to pair what they read.
-        pairs = {x: y for x, y in paired.items() if x in self.a_by and y in self.b_by}
+        # Only those that read a changed instruction are looked at again, to
+        # pair what they read.
+        pairs = {x: y for x, y in seeded.pairs.items() if x in self.a_by and y in self.b_by}
         m.pairs.update(pairs)
         m.how.update(dict.fromkeys(pairs, "unchanged"))
         self.reverse.update(zip(pairs.values(), pairs))
-        self.fresh.extend((x, y) for x, y in pairs.items() if not self.a_by[x].unchanged)
+        self.fresh.extend((x, y) for x, y in pairs.items() if x in seeded.readers)
 
     def pair(self, x: str, y: str, how: str) -> None:
         self.m.pairs[x] = y

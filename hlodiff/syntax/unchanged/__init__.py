@@ -46,14 +46,16 @@ place, as for a small file.
 
 from __future__ import annotations
 
+import gc
+
 from ...model import Module
 from ..parser import parse
 from . import by_name, renumbered
 from .outline import outline_of
-from .plan import Plan, Run, Seed, SeedSide, SkippedComputation
+from .plan import LinePairs, Plan, Run, Seed, SeedSide, SkippedComputation
 
-__all__ = ["MIN_BYTES", "Plan", "Run", "Seed", "SeedSide", "SkippedComputation", "parse_pair",
-           "plan_pair"]
+__all__ = ["MIN_BYTES", "LinePairs", "Plan", "Run", "Seed", "SeedSide", "SkippedComputation",
+           "parse_pair", "plan_pair"]
 
 # Below this (both texts together) parsing everything is quick anyway.
 MIN_BYTES = 2_000_000
@@ -62,20 +64,29 @@ MIN_BYTES = 2_000_000
 def parse_pair(text_a: str, text_b: str, path_a: str | None = None,
                path_b: str | None = None, *, min_bytes: int = MIN_BYTES
                ) -> tuple[Module, Module, Seed]:
-    """Both modules, with what the two texts share left unparsed, and the seed."""
-    plan = plan_pair(text_a, text_b) if len(text_a) + len(text_b) >= min_bytes else None
+    """Both modules, with what the two texts share left unparsed when they
+    are ``min_bytes`` or more together, and the seed (the same either way)."""
+    plan = plan_pair(text_a, text_b, skipping=len(text_a) + len(text_b) >= min_bytes)
     if plan is None:
         return parse(text_a, path=path_a), parse(text_b, path=path_b), Seed()
     return (parse(text_a, path=path_a, unchanged=plan.runs_a),
             parse(text_b, path=path_b, unchanged=plan.runs_b), plan.seed)
 
 
-def plan_pair(text_a: str, text_b: str) -> Plan | None:
-    """What two texts share, or None when there is nothing to skip."""
+def plan_pair(text_a: str, text_b: str, skipping: bool = True) -> Plan | None:
+    """What two texts share, or None when they are not laid out as XLA
+    prints them. What is paired does not depend on ``skipping``: only
+    whether the plan says what to skip."""
     outline_a, outline_b = outline_of(text_a), outline_of(text_b)
     if outline_a is None or outline_b is None:
         return None
-    plan = by_name.plan(text_a, outline_a, text_b, outline_b)
-    if plan is None:
-        plan = renumbered.plan(text_a, outline_a, text_b, outline_b)
-    return plan if plan is not None and plan.unchanged_lines else None
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of strings and lists, freed at the end: nothing to collect
+    try:
+        plan = by_name.plan(text_a, outline_a, text_b, outline_b, skipping)
+        if plan is None:
+            plan = renumbered.plan(text_a, outline_a, text_b, outline_b, skipping)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return plan

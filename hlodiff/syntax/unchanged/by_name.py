@@ -14,33 +14,34 @@ from bisect import bisect_right
 from itertools import accumulate, compress, count, repeat
 from operator import eq
 
-from .checks import sound
+from .checks import Lines
 from .frames import frame_tables
 from .outline import Body, LINE_STARTS, Outline, names_of
-from .plan import Plan, runs, skipped_computation
-from .skeleton import Skeleton
+from .plan import LinePairs, Plan, Skip, runs, skipped_computation
 
 _ELIDED = "{...}"
 
 
-def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline) -> Plan | None:
-    """What is unchanged, found by name; None when names do not say what pairs."""
+def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipping: bool
+         ) -> Plan | None:
+    """What is unchanged, found by name; None when names do not say what
+    pairs. Lines are skipped only when ``skipping``."""
     if list(outline_a.by_name) != list(outline_b.by_name) or \
             frame_tables(outline_a.preamble) != frame_tables(outline_b.preamble):
         return None
     found = Plan()
+    skips: list[Skip] = []
     for a in outline_a.bodies:
         b = outline_b.by_name[a.name]
         if _equal_whole(text_a, a, text_b, b):
-            if sound(a.text(text_a), Skeleton.of(a.text(text_a)), a.line_count(text_a),
-                     outline_a.names) is not None:  # then b's lines, the same, are too
-                found.seed.identical[a.name] = a.name
-                found.unchanged_lines += a.line_count(text_a)
-                found.runs_a[a.header] = skipped_computation(a)
-                found.runs_b[b.header] = skipped_computation(b)
-            continue
-        if not _pair_lines(found, text_a, a, outline_a, text_b, b, outline_b):
+            found.seed.identical[a.name] = a.name
+            # b's lines are a's: checking a's checks both
+            skips.append(Skip({a.header: skipped_computation(a)}, {b.header: skipped_computation(b)},
+                              a.line_count(text_a), [Lines(a.text(text_a), a.line_count(text_a))]))
+        elif not _pair_lines(found, skips, text_a, a, text_b, b):
             return None
+    if skipping:
+        found.skip(skips, outline_a.names, outline_b.names)
     return found
 
 
@@ -52,11 +53,12 @@ def _equal_whole(text_a: str, a: Body, text_b: str, b: Body) -> bool:
         and text_a.find(_ELIDED, a.start, a.end) < 0
 
 
-def _pair_lines(found: Plan, text_a: str, a: Body, outline_a: Outline, text_b: str, b: Body,
-                outline_b: Outline) -> bool:
+def _pair_lines(found: Plan, skips: list[Skip], text_a: str, a: Body, text_b: str, b: Body
+                ) -> bool:
     """Pair the equal lines of two computations of the same name into
-    ``found``; False when their instructions are not the same names (one was
-    added or removed, and names may have moved)."""
+    ``found`` (and what may be skipped of them into ``skips``); False when
+    their instructions are not the same names (one was added or removed, and
+    names may have moved)."""
     (lines_a, starts_a), (lines_b, starts_b) = a.lines(text_a), b.lines(text_b)
     if not (_instruction_lines(lines_a) and _instruction_lines(lines_b)):
         return True  # parsed whole
@@ -71,27 +73,23 @@ def _pair_lines(found: Plan, text_a: str, a: Body, outline_a: Outline, text_b: s
         pairs = {k: index_b[n] for k, n in enumerate(names_a) if lines_b[index_b[n]] == lines_a[k]}
     if text_a.find(_ELIDED, a.start, a.end) >= 0:
         pairs = {k: j for k, j in pairs.items() if _ELIDED not in lines_a[k]}
-    if not pairs or not _sound(text_a, a, outline_a) or not _sound(text_b, b, outline_b):
-        return True  # nothing to skip, or the parser has to say what is wrong
+    if not pairs:
+        return True
     paired = list(map(names_a.__getitem__, pairs))
-    found.seed.lines[a.name] = (b.name, dict(zip(paired, paired)))
     # Lines that read a changed instruction are parsed: the aligner pairs
     # the changed ones through them.
     readers = _readers(lines_a, list(pairs), set(names_a).difference(paired))
+    found.seed.lines[a.name] = LinePairs(b.name, dict(zip(paired, paired)),
+                                         frozenset(map(names_a.__getitem__, readers)))
     skipped = set(pairs).difference(readers)
-    found.unchanged_lines += len(skipped)
-    found.runs_a.update(runs(lines_a, starts_a, skipped))
-    found.runs_b.update(runs(lines_b, starts_b, set(map(pairs.__getitem__, skipped))))
+    skips.append(Skip(runs(lines_a, starts_a, skipped),
+                      runs(lines_b, starts_b, set(map(pairs.__getitem__, skipped))), len(skipped),
+                      [Lines(a.text(text_a), len(lines_a))], [Lines(b.text(text_b), len(lines_b))]))
     return True
 
 
 def _instruction_lines(lines: list[str]) -> bool:
     return all(map(str.startswith, lines, repeat(LINE_STARTS)))
-
-
-def _sound(text: str, body: Body, outline: Outline) -> bool:
-    lines = body.text(text)
-    return sound(lines, Skeleton.of(lines), body.line_count(text), outline.names) is not None
 
 
 def _readers(lines: list[str], candidates: list[int], names: set[str]) -> set[int]:

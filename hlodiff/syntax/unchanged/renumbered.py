@@ -10,181 +10,295 @@ is still equal to one in the other run:
   the place each name stands for, and the keys of the computations it
   calls. Computations with equal keys are the same but for their names;
   they are paired in text order and skipped whole;
-* in the entry computation, when it differs, lines are paired by their
-  skeletons, those found once on each side (as the aligner first pairs what
-  is unique), and a pair is unchanged when its names stand for twins too:
-  the instructions of paired lines, the computations of equal keys.
+* the entry computations, when they differ, are paired line by line (see
+  _LinePairing), and so are two computations that differ and that paired
+  lines call: what changed in the model is there.
 
-Computations neither equal nor the entry are parsed whole, and the aligner
-pairs them as it pairs everything else: only the entry is sure to be paired
-with the entry.
+What is left is parsed whole, and the aligner pairs it as it pairs
+everything else.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict, deque
-from collections.abc import Hashable
-from itertools import compress, repeat
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate, compress, count, repeat
 from operator import eq
 
-from .checks import opcode_of, sound
+from .checks import Lines, opcode_of
 from .frames import frame_tables, renumbered
 from .outline import Body, Outline, outline_of
-from .plan import Plan, runs, skipped_computation
+from .plan import LinePairs, Plan, Skip, runs, skipped_computation
 from .skeleton import CALLED, Skeleton
 
 _ELIDED = "{...}"
 _NAME_SIGIL = "%"
 _PARAMETER = "parameter"
+_PARAMETER_NUMBER = re.compile(r"(?<= parameter\()(\d+)(?=\))")
+_OPERAND_LIST = re.compile(r"\((?:%|, |/\*index=\d+\*/)+\)")
+# Calls whose computation's parameters are the operands, in order.
+_TAKE_OPERANDS = frozenset({"fusion", "call"})
 _METADATA = re.compile(r', metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
-# A parameter's name in a computation's header: "(p: f32[2], q: s32[])".
-_PARAMETER_NAME = re.compile(r"(?:(?<=\()|(?<=, ))[A-Za-z_][\w.\-]*: ")
+# Attributes name instructions (not computations) only in braces:
+# ``control-predecessors={%a, %b}``.
+_NAMED_LIST = "={%"
 
 
-def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline) -> Plan | None:
-    """What is unchanged, found by content; None when the frame tables cannot be read."""
+def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipping: bool
+         ) -> Plan | None:
+    """What is unchanged, found by content; None when the frame tables cannot
+    be read. Lines are skipped only when ``skipping``."""
     compared_b, outline_compared = text_b, outline_b  # b as compared: its frames as a numbers them
     if frame_tables(outline_a.preamble) != frame_tables(outline_b.preamble):
         compared_b = renumbered(text_b, outline_a.preamble, outline_b.preamble)
         outline_compared = outline_of(compared_b) if compared_b is not None else None
         if outline_compared is None or len(outline_compared.bodies) != len(outline_b.bodies):
             return None
+    side_a = _Side(text_a, outline_a, text_a, outline_a)
+    side_b = _Side(compared_b, outline_compared, text_b, outline_b)
     keys: dict[tuple, int] = {}
-    kin_a = _kin(text_a, outline_a, keys, learn=True)
-    kin_b = _kin(compared_b, outline_compared, keys, learn=False)
+    side_a.learn(keys)
+    side_b.look_up(keys)
     del keys  # the skeletons of a whole text: let them go before parsing
     found = Plan()
-    _pair_equal(found, text_a, outline_a, kin_a, outline_b, kin_b)
-    if outline_a.entry.name not in found.seed.identical:
-        _pair_entry_lines(found, text_a, outline_a, kin_a, compared_b, outline_compared, kin_b,
-                          text_b, outline_b)
+    found.seed.texts = LineTexts(text_a, outline_a, compared_b, outline_compared)
+    skips: list[Skip] = []
+    _pair_equal(found, skips, side_a, side_b)
+    _pair_lines(found, skips, side_a, side_b)
+    if skipping:
+        found.skip(skips, outline_a.names, outline_b.names)
     return found
 
 
-# --- computations ----------------------------------------------------------------
+class _Side:
+    """One run's text as the pass compares it, with what it found of each computation."""
 
-def _kin(text: str, outline: Outline, keys: dict[tuple, int], learn: bool
-         ) -> dict[str, Hashable | None]:
-    """For each computation, what it is: the same value for computations that
-    are the same but for names, in either run (``keys`` numbers what run a
-    holds; run b only looks its own up). None for what may not be skipped."""
-    kin: dict[str, Hashable | None] = {}
-    waiting = list(outline.bodies)  # callees come first, as XLA prints them, mostly
-    while waiting:
-        later = []
-        for body in waiting:
-            key = _key(text, body, outline, kin)
-            if key is _WAITING:
-                later.append(body)
-            elif key is None:
-                kin[body.name] = None
-            elif learn:
-                kin[body.name] = keys.setdefault(key, len(keys))
-            else:
-                kin[body.name] = keys.get(key, ("only b", body.name))
-        if len(later) == len(waiting):  # calls that go round: nothing more to learn
-            kin.update(dict.fromkeys((body.name for body in later), None))
-            break
-        waiting = later
-    return kin
+    def __init__(self, text: str, outline: Outline, original_text: str, original: Outline):
+        self.text = text  # run b's with its stack frames numbered as run a numbers them
+        self.outline = outline
+        self.original_text, self.original = original_text, original  # the file as it is
+        self.kin: dict[str, Hashable | None] = {}
+        self.skeletons: dict[str, tuple[Skeleton, list[int]]] = {}  # kept for the checks
+
+    def learn(self, keys: dict[tuple, int]) -> None:
+        """Give each computation its kin, numbering the keys in ``keys``."""
+        self._kin(lambda key, body: keys.setdefault(key, len(keys)))
+
+    def look_up(self, keys: dict[tuple, int]) -> None:
+        """Give each computation the kin of the same key in ``keys``, if any."""
+        self._kin(lambda key, body: keys.get(key, ("only b", body.name)))
+
+    def _kin(self, kin_of) -> None:
+        """For each computation, what it is: the same value for computations
+        that are the same but for names, in either run; None for what may not
+        be skipped. Callees are printed first, mostly; what calls a callee
+        printed later waits for it."""
+        cut = dict(zip((body.name for body in self.outline.bodies),
+                       Skeleton.of_all(self.text, self.outline.bodies)))
+        waiting = list(self.outline.bodies)
+        while waiting:
+            later = []
+            for body in waiting:
+                key = self._key(body, cut[body.name])
+                if key is _WAITING:
+                    later.append(body)
+                else:
+                    self.kin[body.name] = None if key is None else kin_of(key, body)
+            if len(later) == len(waiting):  # calls that go round: nothing more to learn
+                self.kin.update(dict.fromkeys((body.name for body in later), None))
+                break
+            waiting = later
+
+    def _key(self, body: Body, skeleton: Skeleton) -> tuple | None:
+        """What ``body`` holds, names aside; None when it may not be skipped:
+        laid out otherwise than XLA prints, with an elided constant, names
+        that stand for no one place, or calling what may not be skipped;
+        _WAITING when a computation it calls has no kin yet."""
+        text = self.text
+        if not body.ends_alone(text):
+            return None
+        if text.find(_ELIDED, body.start, body.end) >= 0:
+            return None
+        places = skeleton.places(self.outline.names)
+        if places is None:
+            return None
+        called = list(compress(skeleton.names, map(eq, places, repeat(CALLED))))
+        if not self.kin.keys() >= set(called):
+            return _WAITING
+        callees = tuple(map(self.kin.__getitem__, called))
+        if None in callees:
+            return None
+        self.skeletons[body.name] = skeleton, places
+        # The header says nothing the lines do not (its parameters are theirs),
+        # but whether this is the entry.
+        return (body.is_entry, skeleton.text(), tuple(places), callees,
+                skeleton.named_by_attributes(places)
+                if text.find(_NAMED_LIST, body.start, body.end) >= 0 else ())
+
+    def lines(self, name: str) -> Lines:
+        """The lines of computation ``name``, to check."""
+        body = self.outline.by_name[name]
+        skeleton, places = self.skeletons.get(name, (None, None))
+        return Lines(body.text(self.text), body.line_count(self.text), skeleton, places)
 
 
-_WAITING = ()  # what _key says when a computation it calls has no kin yet
+_WAITING = ()  # what _Side._key says when a computation it calls has no kin yet
 
 
-def _key(text: str, body: Body, outline: Outline, kin: dict) -> tuple | None:
-    """What ``body`` holds, names aside; None when it may not be skipped: laid
-    out otherwise than XLA prints, with an elided constant, failing the
-    parser's checks, or calling what may not be skipped; _WAITING when a
-    computation it calls is not known yet."""
-    if not (body.ends_alone(text) and body.one_instruction_per_line(text)):
-        return None
-    lines = body.text(text)
-    if _ELIDED in lines:
-        return None
-    skeleton = Skeleton.of(lines)
-    places = sound(lines, skeleton, body.line_count(text), outline.names)
-    if places is None:
-        return None
-    called = list(compress(skeleton.names, map(eq, places, repeat(CALLED))))
-    if not kin.keys() >= set(called):
-        return _WAITING
-    callees = tuple(map(kin.__getitem__, called))
-    if None in callees:
-        return None
-    return (_signature(text, body), tuple(skeleton.between), tuple(places), callees,
-            _named_by_attributes(skeleton, places))
-
-
-def _named_by_attributes(skeleton: Skeleton, places: list[int]) -> tuple[str, ...]:
-    """Instructions named by attributes (``control-predecessors={%a}``), as
-    printed: the differ compares attribute values as text, names and all."""
-    return tuple(skeleton.names[k] for k in skeleton.in_attributes if places[k] != CALLED)
-
-
-def _signature(text: str, body: Body) -> tuple[bool, str]:
-    """The header without its names: ENTRY or not, parameter shapes, result shape."""
-    after_name = body.name_at + len(_NAME_SIGIL) + len(body.name)
-    return body.is_entry, _PARAMETER_NAME.sub("", text[after_name:body.start])
-
-
-def _pair_equal(found: Plan, text_a: str, outline_a: Outline, kin_a: dict, outline_b: Outline,
-                kin_b: dict) -> None:
-    """Pair computations of equal keys, in text order, and skip them whole."""
+def _pair_equal(found: Plan, skips: list[Skip], a: _Side, b: _Side) -> None:
+    """Pair computations of equal keys, in text order, to be skipped whole."""
     waiting: dict[Hashable, deque[Body]] = defaultdict(deque)
-    for a in outline_a.bodies:
-        if kin_a[a.name] is not None:
-            waiting[kin_a[a.name]].append(a)
-    for b in outline_b.bodies:
-        twins = waiting.get(kin_b[b.name])
-        if not twins:
+    for body in a.original.bodies:
+        if a.kin[body.name] is not None:
+            waiting[a.kin[body.name]].append(body)
+    for twin in b.original.bodies:
+        bodies = waiting.get(b.kin[twin.name])
+        if not bodies:
             continue
-        a = twins.popleft()
-        found.seed.identical[a.name] = b.name
-        found.seed.kin[a.name] = kin_a[a.name]
-        found.runs_a[a.header] = skipped_computation(a)
-        found.runs_b[b.header] = skipped_computation(b)
-        found.unchanged_lines += a.line_count(text_a)
+        body = bodies.popleft()
+        found.seed.identical[body.name] = twin.name
+        found.seed.kin[body.name] = a.kin[body.name]
+        # b's lines are a's but for names: checking a's checks both
+        skips.append(Skip({body.header: skipped_computation(body)},
+                          {twin.header: skipped_computation(twin)},
+                          body.line_count(a.text), [a.lines(body.name)]))
 
 
-# --- the entry computation's lines --------------------------------------------------------
+# --- computations paired line by line --------------------------------------------------------
 
+def _pair_lines(found: Plan, skips: list[Skip], a: _Side, b: _Side) -> None:
+    """Pair the lines of the entry computations, and of the computations
+    differing in both runs that paired lines call, into ``found``."""
+    queue = deque([(a.outline.entry.name, b.outline.entry.name, None)])
+    seen_a, seen_b = set(found.seed.identical), set(found.seed.identical.values())
+    while queue:
+        name_a, name_b, parameters = queue.popleft()
+        if name_a in seen_a or name_b in seen_b:
+            continue
+        seen_a.add(name_a)
+        seen_b.add(name_b)
+        lines_a, lines_b = _Lines.of(a, name_a), _Lines.of(b, name_b)
+        if lines_a is None or lines_b is None:
+            continue
+        pairing = _LinePairing(lines_a, lines_b, parameters)
+        for i, j in pairing.twins.items():
+            calls_a, calls_b = lines_a.calls(i), lines_b.calls(j)
+            if len(calls_a) == len(calls_b):
+                # A fusion's parameters are its operands: they pair as those do.
+                through = pairing.operand_places(i, j) \
+                    if len(calls_a) == 1 and lines_a.opcode(i) in _TAKE_OPERANDS else None
+                queue.extend((x, y, through) for x, y in zip(calls_a, calls_b))
+        if pairing.unchanged:
+            _seed_lines(found, skips, a, b, lines_a, lines_b, pairing.unchanged)
+
+
+def _seed_lines(found: Plan, skips: list[Skip], a: _Side, b: _Side, lines_a: _Lines,
+                lines_b: _Lines, unchanged: dict[int, int]) -> None:
+    """Seed the ``unchanged`` lines; what may be skipped of them into ``skips``."""
+    # Lines that read a changed instruction are parsed: the aligner pairs
+    # the changed ones through them.
+    changed_a = set(lines_a.defined).difference(map(lines_a.defined.__getitem__, unchanged))
+    changed_b = set(lines_b.defined).difference(map(lines_b.defined.__getitem__, unchanged.values()))
+    skipped = {i for i, j in unchanged.items()
+               if changed_a.isdisjoint(lines_a.names[i]) and changed_b.isdisjoint(lines_b.names[j])}
+    found.seed.lines[lines_a.name] = LinePairs(
+        lines_b.name, {lines_a.defined[i]: lines_b.defined[j] for i, j in unchanged.items()},
+        frozenset(lines_a.defined[i] for i in unchanged if i not in skipped))
+    texts_a, starts_a = a.original.by_name[lines_a.name].lines(a.original_text)
+    texts_b, starts_b = b.original.by_name[lines_b.name].lines(b.original_text)
+    skips.append(Skip(runs(texts_a, starts_a, skipped),
+                      runs(texts_b, starts_b, set(map(unchanged.__getitem__, skipped))),
+                      len(skipped), [a.lines(lines_a.name)], [b.lines(lines_b.name)]))
+
+
+@dataclass
 class _Lines:
     """The lines of one computation, each cut at its names."""
 
-    def __init__(self, texts: list[str], kin: dict):
-        self.texts = texts
-        self.skeletons: list[str] = []
-        self.structures: list[str] = []  # the skeletons without metadata
-        self.names: list[list[str]] = []  # the first is the line's own
-        self.in_attributes: list[list[int]] = []  # where each line's attributes name something
-        self.parameters: list[int] = []  # the lines that define parameters
-        for line in self.texts:  # an entry computation: a few thousand lines
-            skeleton = Skeleton.of(line)
-            self.skeletons.append(_NAME_SIGIL.join(skeleton.between))
-            self.structures.append(_METADATA.sub("", self.skeletons[-1]))
-            self.names.append(skeleton.names)
-            self.in_attributes.append(skeleton.in_attributes)
-            if opcode_of(skeleton.between[1]) == _PARAMETER:
-                self.parameters.append(len(self.names) - 1)
-        self.defined = [names[0] for names in self.names]  # sound: each line starts with its own
-        self.local = set(self.defined)
-        self.kin = kin
+    name: str
+    skeletons: list[str]  # each line with the names taken out
+    structures: list[str]  # the same without metadata
+    names: list[list[str]]  # each line's names, its own first
+    in_attributes: list[set[int]]  # where each line's attributes name something
+    parameters: list[int]  # the lines that define parameters
+    kin: dict  # of the computations of its run
 
-    def reading(self, i: int, twin_of) -> tuple | None:
+    @classmethod
+    def of(cls, side: _Side, name: str) -> _Lines | None:
+        """The lines of computation ``name``; None when they are not one
+        instruction each, as XLA prints them."""
+        body = side.outline.by_name[name]
+        skeleton = side.skeletons[name][0] if name in side.skeletons else \
+            Skeleton.of(body.text(side.text))
+        starts = list(compress(count(), skeleton.defines))  # where each line's own name is
+        if len(starts) != body.line_count(side.text) or not skeleton.lines_start_with_definitions():
+            return None
+        text = skeleton.text()
+        ends = starts[1:] + [len(skeleton.names)]
+        names = [skeleton.names[start:end] for start, end in zip(starts, ends)]
+        line_of = list(accumulate(skeleton.defines))  # of each name, counted from 1
+        in_attributes: list[set[int]] = [set() for _ in starts]
+        for k in skeleton.in_attributes:  # a few per line at most
+            line = line_of[k] - 1
+            in_attributes[line].add(k - starts[line])
+        parameters = [line for line, start in enumerate(starts)
+                      if opcode_of(skeleton.between[start + 1]) == _PARAMETER]
+        return cls(name, text.split("\n"), _METADATA.sub("", text).split("\n"), names,
+                   in_attributes, parameters, side.kin)
+
+    @cached_property
+    def defined(self) -> list[str]:
+        """The name each line defines."""
+        return [names[0] for names in self.names]
+
+    @cached_property
+    def outlines(self) -> list[str]:
+        """The skeletons without the operand lists: a line that reads one
+        operand more (a fusion that took in the added op) is still itself."""
+        return [_OPERAND_LIST.sub("(...)", skeleton, count=1) for skeleton in self.skeletons]
+
+    def opcode(self, i: int) -> str | None:
+        return opcode_of(self.skeletons[i].partition("%")[2])
+
+    def operands(self, i: int) -> list[str]:
+        """The instructions line ``i`` reads as operands, in order."""
+        names, attributes = self.names[i], self.in_attributes[i]
+        return [names[k] for k in range(1, len(names)) if k not in attributes and names[k] not in self.kin]
+
+    def parameter_number(self, i: int) -> int | None:
+        m = _PARAMETER_NUMBER.search(self.skeletons[i])
+        return int(m.group(1)) if m is not None else None
+
+    def calls(self, i: int) -> list[str]:
+        """The computations line ``i`` calls."""
+        return [x for x in self.names[i] if x in self.kin]
+
+    @cached_property
+    def leaves(self) -> dict[str, str]:
+        """The lines that read nothing but are not parameters (constants, iotas),
+        by name, with their skeletons: what they are is all they are."""
+        parameters = set(self.parameters)
+        return {names[0]: self.skeletons[i] for i, names in enumerate(self.names)
+                if len(names) == 1 and i not in parameters}
+
+    def reading(self, i: int, twin_of, local: set[str]) -> tuple | None:
         """Line ``i`` as (structure, what it reads): each operand of this
-        computation as ``twin_of`` names it, each computation it calls by its
-        kin, and what its attributes name as printed; None when an operand or
-        a called computation has no twin."""
+        computation as ``twin_of`` names it (a leaf by its skeleton), each
+        computation it calls by its kin, and what its attributes name as
+        printed; None when an operand or a called computation has no twin."""
         names, attributes = self.names[i], self.in_attributes[i]
         read = []
         for k in range(1, len(names)):  # the first name is the line's own
             x = names[k]
-            if x not in self.local:
+            if x not in local:
                 twin = ("calls", self.kin[x]) if self.kin.get(x) is not None else None
             elif k in attributes:
                 twin = ("named", x)  # compared as text, by the differ too
+            elif x in self.leaves:
+                twin = ("leaf", self.leaves[x])
             else:
                 twin = twin_of(x)
             if twin is None:
@@ -192,83 +306,146 @@ class _Lines:
             read.append(twin)
         return self.structures[i], tuple(read)
 
-    def where(self, keys) -> dict:
-        """Each key with the lines that have it."""
-        found = defaultdict(list)
-        for i, key in enumerate(keys):
-            found[key].append(i)
-        return found
 
+class _LinePairing:
+    """Pairs the lines of two computations, in line order (what a line reads
+    is paired before it):
 
-class _EntryPairing:
-    """Pairs the unchanged lines of two entry computations.
+    * a line reading only lines that have twins is the twin of the only line
+      of b with its structure (skeleton without metadata) reading their
+      twins, when no other line of a has that structure reading the same
+      (the aligner's exact pairs);
+    * a line reading a line without a twin (one changed, or added, before
+      it) is the twin of the only line of b with its very skeleton, metadata
+      and all, when no other line of a has it, or else of the only one with
+      that skeleton but for its operands (a fusion that took in the added
+      op reads one more); unless the parameters moved (one added, removed
+      or retyped): then what reads them may read another, and the aligner
+      is left to say which.
 
-    A line of a is the twin of a line of b when they are the only two with
-    the same structure (skeleton without metadata) reading twins: the
-    aligner's first, exact pairs, found in line order so that what a line
-    reads is paired first. Twins with the same metadata too are unchanged.
-    A line reading something without a twin (an instruction added before
-    it) is left to the aligner, and so is all that reads it: pairing it
-    here would change the order in which the aligner pairs the rest, and so
-    what it pairs.
-
-    Parameters are twins when the two lists are the same, but never
-    unchanged: the aligner pairs them through what reads them, as without
-    the pass.
+    Twins with the same skeleton, reading twins, are unchanged. Parameters
+    are twins, and unchanged, when the two lists are the same.
     """
 
-    def __init__(self, a: _Lines, b: _Lines):
+    def __init__(self, a: _Lines, b: _Lines, parameters: dict[int, int] | None = None):
         self.a, self.b = a, b
-        self.twin: dict[str, str] = {}
+        self.twins: dict[int, int] = {}  # line a -> line b
         self.unchanged: dict[int, int] = {}
-        if not _parameters_moved(a, b):
-            self.twin.update((a.defined[i], b.defined[j]) for i, j in zip(a.parameters, b.parameters))
-        by_reading = b.where(b.reading(j, _itself) for j in range(len(b.texts)))
-        readings_a = Counter(a.reading(i, _itself) for i in range(len(a.texts)))
+        self.twin: dict[str, str] = {}  # the same, by name
+        moved = self._pair_parameters(parameters)
+        self._pair_in_order(moved)
+        self._pair_leaves()
+
+    def _pair_parameters(self, operands: dict[int, int] | None) -> bool:
+        """Pair the parameters: as the operands of the call they stand for
+        pair (``operands``: each parameter number of a's, b's), or by number
+        when the two lists are the same. Whether they moved (they pair no
+        other way)."""
+        a, b = self.a, self.b
+        if operands is not None:
+            numbers_b = {b.parameter_number(j): j for j in b.parameters}
+            for i in a.parameters:
+                j = numbers_b.get(operands.get(a.parameter_number(i)))
+                if j is not None:
+                    self.twins[i] = j
+                    if _PARAMETER_NUMBER.sub("", a.skeletons[i]) == \
+                            _PARAMETER_NUMBER.sub("", b.skeletons[j]):
+                        self.unchanged[i] = j
+            moved = False
+        else:
+            moved = _parameters_moved(a, b)
+            if not moved:
+                self.twins.update(zip(a.parameters, b.parameters))
+                self.unchanged.update(zip(a.parameters, b.parameters))
+        self.twin.update((a.defined[i], b.defined[j]) for i, j in self.twins.items())
+        return moved
+
+    def _pair_in_order(self, parameters_moved: bool) -> None:
+        a, b = self.a, self.b
+        local_a, local_b = set(a.defined), set(b.defined)
+        own_a = [a.reading(i, _itself, local_a) for i in range(len(a.names))]
+        own_b = [b.reading(j, _itself, local_b) for j in range(len(b.names))]
+        # The ways to find a line's twin, most telling first: its structure
+        # and what it reads; the same with its metadata (lines alike but
+        # for their op_name, as the aligner tells them apart); and, when it
+        # reads what has no twin, its skeleton, or its skeleton but for its
+        # operands.
+        by_reading, by_full = _Index(own_a, own_b), _Index(_with_metadata(a, own_a),
+                                                            _with_metadata(b, own_b))
+        by_skeleton, by_outline = _Index(a.skeletons, b.skeletons), _Index(a.outlines, b.outlines)
+        taken = set(self.twins.values())
         parameters = set(a.parameters)
-        for i in range(len(a.texts)):
-            if i in parameters or readings_a[a.reading(i, _itself)] > 1:
+        for i in range(len(a.names)):
+            if i in parameters:
                 continue
-            reading = a.reading(i, self.twin.get)
-            found = by_reading.get(reading) if reading is not None else None
-            if found is None or len(found) != 1:
+            reading = a.reading(i, self.twin.get, local_a)
+            if reading is not None:
+                j = by_reading.only(reading, own_a[i])
+                if j is None:
+                    j = by_full.only((a.skeletons[i], reading[1]), (a.skeletons[i], own_a[i][1]))
+            elif not parameters_moved:
+                j = by_skeleton.only(a.skeletons[i], a.skeletons[i])
+                if j is None:
+                    j = by_outline.only(a.outlines[i], a.outlines[i])
+            else:
                 continue
-            j = found[0]
+            if j is None or j in taken:
+                continue
+            taken.add(j)
+            self.twins[i] = j
             self.twin[a.defined[i]] = b.defined[j]  # the same but for metadata, maybe
-            if a.skeletons[i] == b.skeletons[j] and _ELIDED not in a.texts[i]:
+            if a.skeletons[i] == b.skeletons[j] and _ELIDED not in a.skeletons[i] and \
+                    reading is not None and reading == own_b[j]:
                 self.unchanged[i] = j
 
+    def operand_places(self, i: int, j: int) -> dict[int, int]:
+        """Where each operand of line i of a is among line j's of b, by its twin."""
+        places_b = {y: place for place, y in enumerate(self.b.operands(j))}
+        out = {}
+        for place, x in enumerate(self.a.operands(i)):
+            twin = self.twin.get(x)
+            if twin in places_b:
+                out[place] = places_b[twin]
+        return out
 
-def _pair_entry_lines(found: Plan, text_a: str, outline_a: Outline, kin_a: dict,
-                      compared_b: str, outline_compared: Outline, kin_b: dict,
-                      text_b: str, outline_b: Outline) -> None:
-    """Pair the unchanged lines of the two entry computations into ``found``."""
-    a, compared, b = outline_a.entry, outline_compared.entry, outline_b.entry
-    if not (a.one_instruction_per_line(text_a) and b.one_instruction_per_line(text_b)):
-        return
-    for text, body, names in ((text_a, a, outline_a.names), (compared_b, compared, outline_b.names)):
-        lines = body.text(text)
-        if sound(lines, Skeleton.of(lines), body.line_count(text), names) is None:
-            return  # the parser has to say what is wrong
-    texts_a, starts_a = a.lines(text_a)
-    lines_a = _Lines(texts_a, kin_a)
-    lines_b = _Lines(compared.text(compared_b).split("\n"), kin_b)
-    unchanged = _EntryPairing(lines_a, lines_b).unchanged
-    if not unchanged:
-        return
-    found.seed.lines[a.name] = (b.name, {lines_a.defined[i]: lines_b.defined[j]
-                                         for i, j in unchanged.items()})
-    # Lines that read a changed instruction are parsed: the aligner pairs
-    # the changed ones through them.
-    changed_a = set(lines_a.defined).difference(map(lines_a.defined.__getitem__, unchanged))
-    changed_b = set(lines_b.defined).difference(map(lines_b.defined.__getitem__,
-                                                    unchanged.values()))
-    skipped = {i for i, j in unchanged.items()
-               if changed_a.isdisjoint(lines_a.names[i]) and changed_b.isdisjoint(lines_b.names[j])}
-    found.unchanged_lines += len(skipped)
-    found.runs_a.update(runs(texts_a, starts_a, skipped))
-    texts_b, starts_b = b.lines(text_b)  # where b's lines are, as they are in its file
-    found.runs_b.update(runs(texts_b, starts_b, set(map(unchanged.__getitem__, skipped))))
+    def _pair_leaves(self) -> None:
+        """Leaves alike (a constant 1 used here and there) pair through what
+        reads them, at the same place, as the aligner pairs them top-down."""
+        a, b = self.a, self.b
+        taken = set(self.twins.values())
+        line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
+        for i, j in list(self.unchanged.items()):
+            for x, y in zip(a.names[i], b.names[j]):
+                if x in a.leaves and y in b.leaves:
+                    leaf_a, leaf_b = line_a[x], line_b[y]
+                    if leaf_a not in self.twins and leaf_b not in taken and \
+                            a.skeletons[leaf_a] == b.skeletons[leaf_b] and \
+                            _ELIDED not in a.skeletons[leaf_a]:
+                        self.twins[leaf_a] = self.unchanged[leaf_a] = leaf_b
+                        taken.add(leaf_b)
+
+
+def _with_metadata(lines: _Lines, readings: list) -> list:
+    return [None if reading is None else (skeleton, reading[1])
+            for skeleton, reading in zip(lines.skeletons, readings)]
+
+
+class _Index:
+    """One way to pair lines: what each line of a and of b is in that way."""
+
+    def __init__(self, keys_a: list, keys_b: list):
+        self.counts_a = Counter(keys_a)
+        self.where_b: dict = defaultdict(list)
+        for j, key in enumerate(keys_b):
+            if len(self.where_b[key]) < 2:  # more than one is as many as any
+                self.where_b[key].append(j)
+
+    def only(self, in_b, in_a) -> int | None:
+        """The line of b that alone is ``in_b``, when one line of a alone is ``in_a``."""
+        found = self.where_b.get(in_b)
+        if found is None or len(found) != 1 or self.counts_a[in_a] != 1:
+            return None
+        return found[0]
 
 
 def _itself(name: str) -> str:
@@ -276,6 +453,39 @@ def _itself(name: str) -> str:
 
 
 def _parameters_moved(lines_a: _Lines, lines_b: _Lines) -> bool:
-    """Do the entry parameters differ in number, order, shape or metadata?"""
+    """Do the parameters differ in number, order, shape or metadata?"""
     return list(map(lines_a.skeletons.__getitem__, lines_a.parameters)) != \
         list(map(lines_b.skeletons.__getitem__, lines_b.parameters))
+
+
+@dataclass
+class LineTexts:
+    """The lines of both runs as the pass compares them (run b's stack frames
+    numbered as run a's), to tell which pairs of lines the aligner made are
+    the same text but for names: the differ has nothing to say of those."""
+
+    text_a: str
+    outline_a: Outline
+    text_b: str
+    outline_b: Outline
+
+    def same(self, a: str, b: str) -> Callable[[str, str], bool] | None:
+        texts_a = _line_texts(self.text_a, self.outline_a.by_name.get(a))
+        texts_b = _line_texts(self.text_b, self.outline_b.by_name.get(b))
+        if texts_a is None or texts_b is None:
+            return None
+        return lambda x, y: texts_a.get(x, texts_a) == texts_b.get(y)
+
+
+def _line_texts(text: str, body: Body | None) -> dict[str, str] | None:
+    """Each line of ``body`` by its name, with the names taken out; None when
+    its attributes name instructions (compared as text, names and all) or it
+    is not one instruction a line. Lines holding ``{...}`` are left out."""
+    if body is None or text.find(_NAMED_LIST, body.start, body.end) >= 0:
+        return None
+    skeleton = Skeleton.of(body.text(text))
+    lines = skeleton.text().split("\n")
+    definitions = skeleton.definitions()
+    if len(definitions) != len(lines) or not skeleton.lines_start_with_definitions():
+        return None
+    return {name: line for name, line in zip(definitions, lines) if _ELIDED not in line}

@@ -18,15 +18,20 @@ most of a big dump goes through here.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import accumulate, compress, count, repeat
+from itertools import accumulate, compress, count, islice, repeat
 from operator import lt, not_
 
 # The characters of an HLO name.
 _NAME_CHARS = string.ascii_letters + string.digits + "_.-"
+_NAME = re.compile(r"%([A-Za-z0-9_.\-]*)")
+_CLOSE = "\n}"  # what ends a computation's last line
+# What follows the name an instruction line defines.
+_DEFINES = " = "
 # What precedes a definition: the start of a line (the first line's has no newline).
 _LINE_STARTS = ("\n  ", "\n  ROOT ")
 _FIRST_LINE_STARTS = ("  ", "  ROOT ")
@@ -50,40 +55,68 @@ class Skeleton:
         parts = lines.split("%")
         between = list(map(str.lstrip, parts, repeat(_NAME_CHARS)))
         between[0] = parts[0]  # what starts the text follows no '%'
-        names = list(map(str.removesuffix, parts[1:], between[1:]))
-        defines = list(map(str.startswith, between[1:], repeat(" = ")))
+        names = list(map(str.removesuffix, islice(parts, 1, None), islice(between, 1, None)))
+        defines = list(map(str.startswith, islice(between, 1, None), repeat(_DEFINES)))
         return cls(between, names, defines)
+
+    @classmethod
+    def of_all(cls, text: str, bodies: list) -> Iterator[Skeleton]:
+        """The skeleton of each of ``bodies`` (of ``text``, in text order): one
+        regular expression over the whole text, each body's share then cut
+        out of its lists."""
+        pieces = _NAME.split(text)  # between, name, between, name, ...
+        between_all, names_all = pieces[0::2], pieces[1::2]
+        defines_all = list(map(str.startswith, between_all, repeat(_DEFINES)))
+        first = 0  # how many names come before the body
+        at = 0
+        for body in bodies:
+            first += text.count("%", at, body.start)
+            last = first + text.count("%", body.start, body.end)
+            at = body.end
+            if last == first:
+                yield cls([body.text(text)], [], [])
+                continue
+            between = between_all[first:last + 1]
+            start, end = between[0], between[-1]
+            between[0] = start[start.rfind("\n") + 1:]  # its first line's start, not the header's
+            between[-1] = end[:end.find(_CLOSE)] if end.find(_CLOSE) >= 0 else end
+            yield cls(between, names_all[first:last], defines_all[first + 1:last + 1])
+            first = last
+
+    def text(self) -> str:
+        """The lines with the names taken out (each '%' left)."""
+        return "%".join(self.between)
 
     def definitions(self) -> list[str]:
         return list(compress(self.names, self.defines))
 
-    def places(self, lines: int, computations: set[str] | frozenset[str]) -> list[int] | None:
-        """For each name, the line that defines it, or CALLED for a computation
-        it calls; None when the names are not sound: a line that does not
-        start with its definition, a name defined twice, read before its
-        definition (or on its own line), or neither an instruction of this
-        computation nor a computation of the module, named where an
-        attribute does not name it."""
+    def places(self, computations: frozenset[str]) -> list[int] | None:
+        """For each name, the definition it stands for (counted in order) or
+        CALLED for a computation; None when a name is defined twice, or is
+        neither defined here nor a computation of the module."""
         definitions = self.definitions()
-        if len(definitions) != lines or not self._definitions_start_lines():
-            return None
         index = dict(zip(definitions, count()))
-        if len(index) != lines:
-            return None  # a name defined twice
+        if len(index) != len(definitions):
+            return None
         called = set(self.names).difference(index)
         if not called.issubset(computations):
             return None
         if called:
             index.update(dict.fromkeys(called, CALLED))
-        places = list(map(index.__getitem__, self.names))
+        return list(map(index.__getitem__, self.names))
+
+    def sound(self, places: list[int], lines: int) -> bool:
+        """Are the names as the parser wants them: one definition at the start
+        of each line, what a line reads defined on a line before it, and
+        computations named only by attributes (``to_apply=%f``)?"""
+        if sum(self.defines) != lines or not self.lines_start_with_definitions():
+            return False
         # Definitions come in line order, so the latest place seen is the
         # line being read: what a line reads must lie strictly before it.
         latest = accumulate(places, max)
         if list(map(lt, places, latest)) != list(map(not_, self.defines)):
-            return None
-        if called and not set(self._calls(places)).issubset(self.in_attributes):
-            return None
-        return places
+            return False
+        return set(self._calls(places)).issubset(self.in_attributes)
 
     @cached_property
     def in_attributes(self) -> list[int]:
@@ -100,10 +133,14 @@ class Skeleton:
                 out.append(k)
         return out
 
+    def named_by_attributes(self, places: list[int]) -> tuple[str, ...]:
+        """Instructions attributes name (``control-predecessors={%a}``), as printed."""
+        return tuple(self.names[k] for k in self.in_attributes if places[k] != CALLED)
+
     def _calls(self, places: list[int]) -> Iterator[int]:
         return compress(count(), map(int.__eq__, places, repeat(CALLED)))
 
-    def _definitions_start_lines(self) -> bool:
+    def lines_start_with_definitions(self) -> bool:
         before = list(compress(self.between, self.defines))
-        return before[0] in _FIRST_LINE_STARTS and all(map(str.endswith, before[1:],
-                                                            repeat(_LINE_STARTS)))
+        return bool(before) and before[0] in _FIRST_LINE_STARTS and \
+            all(map(str.endswith, islice(before, 1, None), repeat(_LINE_STARTS)))
