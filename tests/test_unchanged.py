@@ -211,6 +211,20 @@ def test_a_renumbered_pair_gets_the_report_of_the_full_path(case, tmp_path, monk
     assert any(f["kind"] == "op_added" and "copy" in f["new"] for f in fast["findings"])
 
 
+def test_a_model_change_leaves_all_but_the_change_unparsed():
+    # bench/make_big.py's pair: one op more in the middle layer renumbers
+    # everything after it; the pass still skips nearly every line.
+    text_a, text_b = _texts("bench_model_change", "module_0000.jit_train_step."
+                            "cpu_after_optimizations.txt")
+    a, b, seed = unchanged.parse_pair(text_a, text_b, min_bytes=0)
+    lines = [i for _, i in b.instructions()]
+    assert sum(i.unchanged for i in lines) > 0.9 * len(lines)
+    added = [i for i in lines if "extra_scale" in str(i.metadata.get("op_name"))]
+    assert added and not any(i.unchanged for i in added)
+    renamed = [(x, y) for found in seed.lines.values() for x, y in found.pairs.items() if x != y]
+    assert len(renamed) > 20  # paired across names
+
+
 def test_a_renumbered_pair_skips_what_holds_the_same():
     text_a, _ = _texts("jax_learning_rate")
     plan = unchanged.plan_pair(text_a, renumbered_text(text_a))

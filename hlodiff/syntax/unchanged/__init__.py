@@ -11,18 +11,20 @@ hands only the rest to the parser and the aligner.
 Two lines are unchanged when they are equal once each name is replaced by
 its twin in the other run: the same opcode, shape, attributes, metadata and
 constant, reading the twins of what the other reads. They can take part in no
-change the differ reports. Two ways to find them:
+change the differ reports. hlodiff/syntax/unchanged/pairing.py finds them:
 
-* by name (hlodiff/syntax/unchanged/by_name.py), when both runs define the
-  same computations and instructions under the same names (the usual
-  recompile: values, shapes, attributes or metadata changed): a line is
-  compared with the line of the same name, byte for byte;
-* by content (hlodiff/syntax/unchanged/renumbered.py) otherwise: names are put aside
-  (each stands for the place where its instruction is defined, each called
-  computation for what it holds), computations equal that way are paired,
-  and inside the entry computation lines are paired in order.
+* computations equal once names are put aside (each instruction name stands
+  for the line defining it, each called computation for what it holds, each
+  stack frame for what it says) are paired whole; those of the same name and
+  the same text are found without cutting them at their names;
+* in computations that changed, lines are paired by name when no
+  computation was added or removed (hlodiff/syntax/unchanged/namesakes.py,
+  byte for byte), else by content, from the entry computations down the
+  calls of paired lines.
 
-Either way,
+What is paired is the same whatever the size of the files: the seed is
+handed to the aligner either way, so a report does not depend on the pass.
+On big files (``MIN_BYTES``) what is unchanged is also left unparsed:
 
 * a computation unchanged as a whole, header to '}', is skipped by the
   scanner as one token and becomes an ``UnchangedComputation``: its lines
@@ -32,13 +34,12 @@ Either way,
   (a run of them is one token for the parser), unless they read an
   instruction that changed: those are parsed, so that the aligner can pair
   the changed instruction by its place among their operands, as it pairs
-  everything else;
+  everything else.
 
-and they are handed to the aligner already paired (the ``Seed``). A line
-holding ``{...}`` is never unchanged: equal elided text says nothing about
-the values. Lines not laid out one instruction per line, as XLA prints
+A line holding ``{...}`` is never unchanged: equal elided text says nothing
+about the values. Lines not laid out one instruction per line, as XLA prints
 them, are parsed. Lines left unparsed still get the checks the parser would
-make cheaply (hlodiff/syntax/unchanged/checks.py): names defined before use and only
+make (hlodiff/syntax/unchanged/checks.py): names defined before use and only
 once, known opcodes, brackets closed and not nested too deep; a computation
 that fails them is parsed, so that the parser reports the error at its
 place, as for a small file.
@@ -50,7 +51,7 @@ import gc
 
 from ...model import Module
 from ..parser import parse
-from . import by_name, renumbered
+from . import pairing
 from .outline import outline_of
 from .plan import LinePairs, Plan, Run, Seed, SeedSide, SkippedComputation
 
@@ -83,9 +84,7 @@ def plan_pair(text_a: str, text_b: str, skipping: bool = True) -> Plan | None:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of strings and lists, freed at the end: nothing to collect
     try:
-        plan = by_name.plan(text_a, outline_a, text_b, outline_b, skipping)
-        if plan is None:
-            plan = renumbered.plan(text_a, outline_a, text_b, outline_b, skipping)
+        plan = pairing.plan(text_a, outline_a, text_b, outline_b, skipping)
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -19,6 +19,7 @@ from itertools import compress, islice
 
 from ..lexer import MAX_NESTING
 from ..opcodes import is_opcode
+from .outline import Body
 from .skeleton import Skeleton
 
 # A definition's skeleton starts " = SHAPE OPCODE(": an array shape has no
@@ -35,20 +36,21 @@ _NOT_BRACKETS = bytes(set(range(256)).difference(b"()[]{}\n"))
 class Lines:
     """The lines of one computation, to be checked before they are skipped."""
 
-    text: str
-    count: int
+    text: str  # the whole text the computation is in
+    body: Body
     skeleton: Skeleton | None = None  # made here when not given
     places: list[int] | None = None
 
 
 def failing(blocks: list[Lines], computations: frozenset[str]) -> set[int]:
     """The indices of ``blocks`` the parser might reject (see the module docstring)."""
+    _cut(blocks)
     bad = set()
     known_heads: set[str] = set()
     for k, block in enumerate(blocks):
-        skeleton = block.skeleton if block.skeleton is not None else Skeleton.of(block.text)
+        skeleton = block.skeleton
         places = block.places if block.places is not None else skeleton.places(computations)
-        if places is None or not skeleton.sound(places, block.count):
+        if places is None or not skeleton.sound(places, block.body.line_count(block.text)):
             bad.add(k)
             continue
         heads = set(compress(islice(skeleton.between, 1, None), skeleton.defines))
@@ -58,9 +60,24 @@ def failing(blocks: list[Lines], computations: frozenset[str]) -> set[int]:
             continue
         known_heads.update(heads)
     good = [k for k in range(len(blocks)) if k not in bad]
-    if not brackets_closed("\n".join(blocks[k].text for k in good)):  # the usual: all at once
-        bad.update(k for k in good if not brackets_closed(blocks[k].text))
+    all_lines = "\n".join(blocks[k].body.text(blocks[k].text) for k in good)
+    if not brackets_closed(all_lines):  # the usual: all at once
+        bad.update(k for k in good if not brackets_closed(blocks[k].body.text(blocks[k].text)))
     return bad
+
+
+def _cut(blocks: list[Lines]) -> None:
+    """Give each block without one its skeleton: the text of each is cut at
+    its names once, for all its blocks."""
+    by_text: dict[int, list[Lines]] = {}
+    for block in blocks:
+        if block.skeleton is None:
+            by_text.setdefault(id(block.text), []).append(block)
+    for waiting in by_text.values():
+        waiting.sort(key=lambda block: block.body.start)
+        cut = Skeleton.of_all(waiting[0].text, [block.body for block in waiting])
+        for block, skeleton in zip(waiting, cut):
+            block.skeleton = skeleton
 
 
 def opcode_of(definition: str) -> str | None:

@@ -74,7 +74,7 @@ class Seed:
     kin: dict[str, Hashable] = field(default_factory=dict)
     lines: dict[str, LinePairs] = field(default_factory=dict)  # by computation a
     # Tells, for two computations, which pairs of lines hold the same text
-    # but for names (see renumbered.LineTexts); None where names are stable.
+    # but for names (see pairing.LineTexts).
     texts: SameText | None = None
 
     def same_text(self, a: str, b: str) -> Callable[[str, str], bool] | None:

@@ -1,18 +1,21 @@
-"""The unchanged pass where names moved: computations and lines paired by what they hold.
+"""How the unchanged pass pairs computations and lines: by what they hold.
 
 One op added to a model renumbers every instruction, computation and stack
-frame XLA creates after it, so names no longer say what pairs. With the names
+frame XLA creates after it, so names do not say what pairs. With the names
 put aside (hlodiff/syntax/unchanged/skeleton.py) and stack frames taken for
 what they say (hlodiff/syntax/unchanged/frames.py), nearly every computation
 is still equal to one in the other run:
 
-* each computation gets a key, what it holds: its signature, its skeleton,
-  the place each name stands for, and the keys of the computations it
-  calls. Computations with equal keys are the same but for their names;
-  they are paired in text order and skipped whole;
-* the entry computations, when they differ, are paired line by line (see
-  _LinePairing), and so are two computations that differ and that paired
-  lines call: what changed in the model is there.
+* each computation gets a key, what it holds: whether it is the entry, its
+  skeleton, the place each name stands for, and the keys of the
+  computations it calls. Computations with equal keys are the same but for
+  their names; they are paired in text order and skipped whole. Those of
+  the same name and text need no key (a learning rate changed: most of
+  them);
+* computations that differ are paired line by line: by name when no
+  computation was added or removed (hlodiff/syntax/unchanged/namesakes.py),
+  else from the entry computations down the calls of paired lines (see
+  _LinePairing): what changed in the model is there.
 
 What is left is parsed whole, and the aligner pairs it as it pairs
 everything else.
@@ -28,6 +31,7 @@ from functools import cached_property
 from itertools import accumulate, compress, count, repeat
 from operator import eq
 
+from . import namesakes
 from .checks import Lines, opcode_of
 from .frames import frame_tables, renumbered
 from .outline import Body, Outline, outline_of
@@ -43,8 +47,9 @@ _OPERAND_LIST = re.compile(r"\((?:%|, |/\*index=\d+\*/)+\)")
 _TAKE_OPERANDS = frozenset({"fusion", "call"})
 _METADATA = re.compile(r', metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
 # Attributes name instructions (not computations) only in braces:
-# ``control-predecessors={%a, %b}``.
+# ``control-predecessors={%a, %b}``; a computation is named ``calls=%f``.
 _NAMED_LIST = "={%"
+_CALLS = re.compile(r"=%([A-Za-z0-9_.\-]+)")
 
 
 def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipping: bool
@@ -59,6 +64,7 @@ def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipp
             return None
     side_a = _Side(text_a, outline_a, text_a, outline_a)
     side_b = _Side(compared_b, outline_compared, text_b, outline_b)
+    _same_by_name(side_a, side_b)
     keys: dict[tuple, int] = {}
     side_a.learn(keys)
     side_b.look_up(keys)
@@ -71,6 +77,24 @@ def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipp
     if skipping:
         found.skip(skips, outline_a.names, outline_b.names)
     return found
+
+
+def _same_by_name(a: _Side, b: _Side) -> None:
+    """Give the same kin to computations of the same name and the same text,
+    header to '}', calling the same: most of a pair whose names did not move
+    (a learning rate changed) is found so, comparing text and never cutting
+    it."""
+    text_a, text_b = a.text, b.text
+    for body in a.outline.bodies:  # callees first, as XLA prints them
+        twin = b.outline.by_name.get(body.name)
+        if twin is None or text_a[body.header:body.closed] != text_b[twin.header:twin.closed] \
+                or not (body.ends_alone(text_a) and twin.ends_alone(text_b)) \
+                or text_a.find(_ELIDED, body.start, body.end) >= 0 \
+                or text_a.find(_NAMED_LIST, body.start, body.end) >= 0:
+            continue
+        callees = _CALLS.findall(text_a, body.start, body.end)
+        if all(a.kin.get(callee) == ("by name", callee) for callee in callees):
+            a.kin[body.name] = b.kin[twin.name] = ("by name", body.name)
 
 
 class _Side:
@@ -96,9 +120,8 @@ class _Side:
         that are the same but for names, in either run; None for what may not
         be skipped. Callees are printed first, mostly; what calls a callee
         printed later waits for it."""
-        cut = dict(zip((body.name for body in self.outline.bodies),
-                       Skeleton.of_all(self.text, self.outline.bodies)))
-        waiting = list(self.outline.bodies)
+        waiting = [body for body in self.outline.bodies if body.name not in self.kin]
+        cut = dict(zip((body.name for body in waiting), Skeleton.of_all(self.text, waiting)))
         while waiting:
             later = []
             for body in waiting:
@@ -140,9 +163,8 @@ class _Side:
 
     def lines(self, name: str) -> Lines:
         """The lines of computation ``name``, to check."""
-        body = self.outline.by_name[name]
         skeleton, places = self.skeletons.get(name, (None, None))
-        return Lines(body.text(self.text), body.line_count(self.text), skeleton, places)
+        return Lines(self.text, self.outline.by_name[name], skeleton, places)
 
 
 _WAITING = ()  # what _Side._key says when a computation it calls has no kin yet
@@ -170,10 +192,19 @@ def _pair_equal(found: Plan, skips: list[Skip], a: _Side, b: _Side) -> None:
 # --- computations paired line by line --------------------------------------------------------
 
 def _pair_lines(found: Plan, skips: list[Skip], a: _Side, b: _Side) -> None:
-    """Pair the lines of the entry computations, and of the computations
-    differing in both runs that paired lines call, into ``found``."""
-    queue = deque([(a.outline.entry.name, b.outline.entry.name, None)])
+    """Pair the lines of computations that differ into ``found``: by name
+    when the computations did not move, else by content, from the entry
+    computations down the calls of paired lines."""
     seen_a, seen_b = set(found.seed.identical), set(found.seed.identical.values())
+    if list(a.outline.by_name) == list(b.outline.by_name):  # no computation added or removed
+        for body in a.outline.bodies:
+            twin = b.outline.by_name[body.name]
+            if body.name not in seen_a and twin.name not in seen_b and namesakes.pair_lines(
+                    found, skips, a.text, body, b.text, twin, b.original_text,
+                    b.original.by_name[twin.name]):
+                seen_a.add(body.name)
+                seen_b.add(twin.name)
+    queue = deque([(a.outline.entry.name, b.outline.entry.name, None)])
     while queue:
         name_a, name_b, parameters = queue.popleft()
         if name_a in seen_a or name_b in seen_b:
