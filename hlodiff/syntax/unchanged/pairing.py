@@ -398,9 +398,9 @@ class _LinePairing:
         own_b = [b.reading(j, _itself, local_b) for j in range(len(b.names))]
         # The ways to find a line's twin, most telling first: its structure
         # and what it reads; the same with its metadata (lines alike but
-        # for their op_name, as the aligner tells them apart); and, when it
-        # reads what has no twin, its skeleton, or its skeleton but for its
-        # operands.
+        # for their op_name, as the aligner tells them apart), alone or
+        # among copies of it; and, when it reads what has no twin, its
+        # skeleton, or its skeleton but for its operands.
         by_reading, by_full = _Index(own_a, own_b), _Index(_with_metadata(a, own_a),
                                                             _with_metadata(b, own_b))
         by_skeleton, by_outline = _Index(a.skeletons, b.skeletons), _Index(a.outlines, b.outlines)
@@ -412,8 +412,11 @@ class _LinePairing:
             reading = a.reading(i, self.twin.get, local_a)
             if reading is not None:
                 j = by_reading.only(reading, own_a[i])
+                full = ((a.skeletons[i], reading[1]), (a.skeletons[i], own_a[i][1]))
                 if j is None:
-                    j = by_full.only((a.skeletons[i], reading[1]), (a.skeletons[i], own_a[i][1]))
+                    j = by_full.only(*full)
+                if j is None:
+                    j = by_full.next(*full)
             elif not parameters_moved:
                 j = by_skeleton.only(a.skeletons[i], a.skeletons[i])
                 if j is None:
@@ -468,8 +471,7 @@ class _Index:
         self.counts_a = Counter(keys_a)
         self.where_b: dict = defaultdict(list)
         for j, key in enumerate(keys_b):
-            if len(self.where_b[key]) < 2:  # more than one is as many as any
-                self.where_b[key].append(j)
+            self.where_b[key].append(j)
 
     def only(self, in_b, in_a) -> int | None:
         """The line of b that alone is ``in_b``, when one line of a alone is ``in_a``."""
@@ -477,6 +479,16 @@ class _Index:
         if found is None or len(found) != 1 or self.counts_a[in_a] != 1:
             return None
         return found[0]
+
+    def next(self, in_b, in_a) -> int | None:
+        """The first line of b that is ``in_b`` not yet taken, when as many
+        lines of a are ``in_a``: copies of one line (no CSE before
+        optimization), which pair in order, as the aligner pairs them."""
+        found = self.where_b.get(in_b)
+        if not found or len(found) != self.counts_a[in_a]:
+            return None
+        self.counts_a[in_a] -= 1
+        return found.pop(0)
 
 
 def _itself(name: str) -> str:

@@ -63,7 +63,11 @@ class Skeleton:
     def of_all(cls, text: str, bodies: list) -> Iterator[Skeleton]:
         """The skeleton of each of ``bodies`` (of ``text``, in text order): one
         regular expression over the whole text, each body's share then cut
-        out of its lists."""
+        out of its lists; or each on its own, when they are a small part of
+        the text."""
+        if sum(body.end - body.start for body in bodies) < len(text) // 2:
+            yield from (cls.of(body.text(text)) for body in bodies)
+            return
         pieces = _NAME.split(text)  # between, name, between, name, ...
         between_all, names_all = pieces[0::2], pieces[1::2]
         defines_all = list(map(str.startswith, between_all, repeat(_DEFINES)))
@@ -116,7 +120,7 @@ class Skeleton:
         latest = accumulate(places, max)
         if list(map(lt, places, latest)) != list(map(not_, self.defines)):
             return False
-        return set(self._calls(places)).issubset(self.in_attributes)
+        return CALLED not in places or set(self._calls(places)).issubset(self.in_attributes)
 
     @cached_property
     def in_attributes(self) -> list[int]:
