@@ -245,12 +245,12 @@ class _ComputationDiff:
         for name in list(tx) + [n for n in ty if n not in tx]:
             if tx.get(name) == ty.get(name):
                 continue
-            old, new = x.attribute(name), y.attribute(name)
-            if old is not None and new is not None and _same_value(old, new):
-                continue
-            if name in _NOT_COMPILED:
+            if name in _NOT_COMPILED:  # metadata is compared by origin, below
                 if name == "metadata":
                     metadata_old, metadata_new = x.metadata, y.metadata
+                continue
+            old, new = x.attribute(name), y.attribute(name)
+            if old is not None and new is not None and _same_value(old, new):
                 continue
             out.append(self._change("attribute", None if old is None else old.text,
                                     None if new is None else new.text, x, y, detail=name))

@@ -296,8 +296,13 @@ class _Lines:
 
     def operands(self, i: int) -> list[str]:
         """The instructions line ``i`` reads as operands, in order."""
-        names, attributes = self.names[i], self.in_attributes[i]
-        return [names[k] for k in range(1, len(names)) if k not in attributes and names[k] not in self.kin]
+        names, attributes, local = self.names[i], self.in_attributes[i], self.local
+        return [names[k] for k in range(1, len(names)) if k not in attributes and names[k] in local]
+
+    @cached_property
+    def local(self) -> set[str]:
+        """The instructions defined here."""
+        return set(self.defined)
 
     def parameter_number(self, i: int) -> int | None:
         m = _PARAMETER_NUMBER.search(self.skeletons[i])
@@ -366,6 +371,7 @@ class _LinePairing:
         moved = self._pair_parameters(parameters)
         self._pair_in_order(moved)
         self._pair_leaves()
+        self._pair_top_down()
 
     def _pair_parameters(self, operands: dict[int, int] | None) -> bool:
         """Pair the parameters: as the operands of the call they stand for
@@ -431,6 +437,27 @@ class _LinePairing:
             if a.skeletons[i] == b.skeletons[j] and _ELIDED not in a.skeletons[i] and \
                     reading is not None and reading == own_b[j]:
                 self.unchanged[i] = j
+
+    def _pair_top_down(self) -> None:
+        """What twins read at the same place, with the same opcode, is twins
+        too (the changed lines, which nothing else pairs), as the aligner
+        pairs them top-down: so the computations they call pair too."""
+        a, b = self.a, self.b
+        line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
+        taken = set(self.twins.values())
+        waiting = deque(self.twins.items())
+        while waiting:
+            i, j = waiting.popleft()
+            operands_a, operands_b = a.operands(i), b.operands(j)
+            if len(operands_a) != len(operands_b):
+                continue
+            for x, y in zip(operands_a, operands_b):
+                k, h = line_a[x], line_b[y]
+                if k not in self.twins and h not in taken and a.opcode(k) == b.opcode(h):
+                    self.twins[k] = h
+                    self.twin[x] = y
+                    taken.add(h)
+                    waiting.append((k, h))
 
     def operand_places(self, i: int, j: int) -> dict[int, int]:
         """Where each operand of line i of a is among line j's of b, by its twin."""
