@@ -89,8 +89,7 @@ def _same_by_name(a: _Side, b: _Side) -> None:
         twin = b.outline.by_name.get(body.name)
         if twin is None or text_a[body.header:body.closed] != text_b[twin.header:twin.closed] \
                 or not (body.ends_alone(text_a) and twin.ends_alone(text_b)) \
-                or text_a.find(_ELIDED, body.start, body.end) >= 0 \
-                or text_a.find(_NAMED_LIST, body.start, body.end) >= 0:
+                or a.holds(_ELIDED, body) or a.holds(_NAMED_LIST, body):
             continue
         callees = _CALLS.findall(text_a, body.start, body.end)
         if all(a.kin.get(callee) == ("by name", callee) for callee in callees):
@@ -106,6 +105,7 @@ class _Side:
         self.original_text, self.original = original_text, original  # the file as it is
         self.kin: dict[str, Hashable | None] = {}
         self.skeletons: dict[str, tuple[Skeleton, list[int]]] = {}  # kept for the checks
+        self._pieces: dict[str, bool] = {}  # does the text hold it at all?
 
     def learn(self, keys: dict[tuple, int]) -> None:
         """Give each computation its kin, numbering the keys in ``keys``."""
@@ -143,7 +143,7 @@ class _Side:
         text = self.text
         if not body.ends_alone(text):
             return None
-        if text.find(_ELIDED, body.start, body.end) >= 0:
+        if self.holds(_ELIDED, body):
             return None
         places = skeleton.places(self.outline.names)
         if places is None:
@@ -159,7 +159,14 @@ class _Side:
         # but whether this is the entry.
         return (body.is_entry, skeleton.text(), tuple(places), callees,
                 skeleton.named_by_attributes(places)
-                if text.find(_NAMED_LIST, body.start, body.end) >= 0 else ())
+                if self.holds(_NAMED_LIST, body) else ())
+
+    def holds(self, piece: str, body: Body) -> bool:
+        """Does ``body`` hold ``piece`` (looked for in the whole text first:
+        most texts hold none)?"""
+        if piece not in self._pieces:
+            self._pieces[piece] = piece in self.text
+        return self._pieces[piece] and self.text.find(piece, body.start, body.end) >= 0
 
     def lines(self, name: str) -> Lines:
         """The lines of computation ``name``, to check."""
