@@ -44,11 +44,11 @@ class Lines:
 
 def failing(blocks: list[Lines], computations: frozenset[str]) -> set[int]:
     """The indices of ``blocks`` the parser might reject (see the module docstring)."""
-    _cut(blocks)
     bad = set()
     known_heads: set[str] = set()
     for k, block in enumerate(blocks):
-        skeleton = block.skeleton
+        skeleton = block.skeleton if block.skeleton is not None else \
+            Skeleton.of(block.body.text(block.text))
         places = block.places if block.places is not None else skeleton.places(computations)
         if places is None or not skeleton.sound(places, block.body.line_count(block.text)):
             bad.add(k)
@@ -64,20 +64,6 @@ def failing(blocks: list[Lines], computations: frozenset[str]) -> set[int]:
     if not brackets_closed(all_lines):  # the usual: all at once
         bad.update(k for k in good if not brackets_closed(blocks[k].body.text(blocks[k].text)))
     return bad
-
-
-def _cut(blocks: list[Lines]) -> None:
-    """Give each block without one its skeleton: the text of each is cut at
-    its names once, for all its blocks."""
-    by_text: dict[int, list[Lines]] = {}
-    for block in blocks:
-        if block.skeleton is None:
-            by_text.setdefault(id(block.text), []).append(block)
-    for waiting in by_text.values():
-        waiting.sort(key=lambda block: block.body.start)
-        cut = Skeleton.of_all(waiting[0].text, [block.body for block in waiting])
-        for block, skeleton in zip(waiting, cut):
-            block.skeleton = skeleton
 
 
 def opcode_of(definition: str) -> str | None:

@@ -64,14 +64,6 @@ class Body:
         return text.startswith(CLOSED, self.end) or text.endswith(CLOSE) and \
             len(text) == self.closed
 
-    def one_instruction_per_line(self, text: str) -> bool:
-        """Does every line hold one instruction as XLA prints it
-        (``  %name = ...`` or ``  ROOT %name = ...``)?"""
-        lines = self.line_count(text)
-        instructions = sum(text.count("\n" + start, self.start - 1, self.end)
-                           for start in LINE_STARTS)
-        return instructions == lines
-
 
 @dataclass(frozen=True)
 class Outline:

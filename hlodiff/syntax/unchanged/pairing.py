@@ -39,7 +39,6 @@ from .plan import LinePairs, Plan, Skip, runs, skipped_computation
 from .skeleton import CALLED, Skeleton
 
 _ELIDED = "{...}"
-_NAME_SIGIL = "%"
 _PARAMETER = "parameter"
 _PARAMETER_NUMBER = re.compile(r"(?<= parameter\()(\d+)(?=\))")
 _OPERAND_LIST = re.compile(r"\((?:%|, |/\*index=\d+\*/)+\)")
@@ -121,11 +120,10 @@ class _Side:
         be skipped. Callees are printed first, mostly; what calls a callee
         printed later waits for it."""
         waiting = [body for body in self.outline.bodies if body.name not in self.kin]
-        cut = dict(zip((body.name for body in waiting), Skeleton.of_all(self.text, waiting)))
         while waiting:
             later = []
             for body in waiting:
-                key = self._key(body, cut[body.name])
+                key = self._key(body)
                 if key is _WAITING:
                     later.append(body)
                 else:
@@ -135,7 +133,7 @@ class _Side:
                 break
             waiting = later
 
-    def _key(self, body: Body, skeleton: Skeleton) -> tuple | None:
+    def _key(self, body: Body) -> tuple | None:
         """What ``body`` holds, names aside; None when it may not be skipped:
         laid out otherwise than XLA prints, with an elided constant, names
         that stand for no one place, or calling what may not be skipped;
@@ -145,6 +143,7 @@ class _Side:
             return None
         if self.holds(_ELIDED, body):
             return None
+        skeleton = Skeleton.of(body.text(text))
         places = skeleton.places(self.outline.names)
         if places is None:
             return None

@@ -19,17 +19,14 @@ most of a big dump goes through here.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, compress, count, islice, repeat
 from operator import lt, not_
 
-# The characters of an HLO name.
-_NAME_CHARS = string.ascii_letters + string.digits + "_.-"
+# A name: '%' and the characters of an HLO name.
 _NAME = re.compile(r"%([A-Za-z0-9_.\-]*)")
-_CLOSE = "\n}"  # what ends a computation's last line
 # What follows the name an instruction line defines.
 _DEFINES = " = "
 # What precedes a definition: the start of a line (the first line's has no newline).
@@ -51,41 +48,12 @@ class Skeleton:
 
     @classmethod
     def of(cls, lines: str) -> Skeleton:
-        """The skeleton of ``lines`` (instruction lines, as a body's text)."""
-        parts = lines.split("%")
-        between = list(map(str.lstrip, parts, repeat(_NAME_CHARS)))
-        between[0] = parts[0]  # what starts the text follows no '%'
-        names = list(map(str.removesuffix, islice(parts, 1, None), islice(between, 1, None)))
+        """The skeleton of ``lines`` (instruction lines, as a body's text): one
+        regular expression cuts them at their names."""
+        pieces = _NAME.split(lines)  # between, name, between, name, ...
+        between = pieces[0::2]
         defines = list(map(str.startswith, islice(between, 1, None), repeat(_DEFINES)))
-        return cls(between, names, defines)
-
-    @classmethod
-    def of_all(cls, text: str, bodies: list) -> Iterator[Skeleton]:
-        """The skeleton of each of ``bodies`` (of ``text``, in text order): one
-        regular expression over the whole text, each body's share then cut
-        out of its lists; or each on its own, when they are a small part of
-        the text."""
-        if sum(body.end - body.start for body in bodies) < len(text) // 2:
-            yield from (cls.of(body.text(text)) for body in bodies)
-            return
-        pieces = _NAME.split(text)  # between, name, between, name, ...
-        between_all, names_all = pieces[0::2], pieces[1::2]
-        defines_all = list(map(str.startswith, between_all, repeat(_DEFINES)))
-        first = 0  # how many names come before the body
-        at = 0
-        for body in bodies:
-            first += text.count("%", at, body.start)
-            last = first + text.count("%", body.start, body.end)
-            at = body.end
-            if last == first:
-                yield cls([body.text(text)], [], [])
-                continue
-            between = between_all[first:last + 1]
-            start, end = between[0], between[-1]
-            between[0] = start[start.rfind("\n") + 1:]  # its first line's start, not the header's
-            between[-1] = end[:end.find(_CLOSE)] if end.find(_CLOSE) >= 0 else end
-            yield cls(between, names_all[first:last], defines_all[first + 1:last + 1])
-            first = last
+        return cls(between, pieces[1::2], defines)
 
     def text(self) -> str:
         """The lines with the names taken out (each '%' left)."""
