@@ -16,9 +16,10 @@ the trace changes. Matching is by structure, cheapest evidence first:
 5. fuzzy: rapidfuzz similarity of instruction signatures within an opcode
    bucket, for whatever is left (a few hundred at most).
 
-Before all of these, what the unchanged pass (hlodiff/syntax/unchanged.py) paired
-by name and text is taken as given (a ``Seed``): on big dumps that is
-nearly everything, and those instructions are never looked at again.
+Before all of these, what the unchanged pass (hlodiff/syntax/unchanged/) paired
+as the same text but for names is taken as given (a ``Seed``, a name -> b
+name): that is nearly everything, and those instructions are never looked
+at again.
 
 What stays unmatched was added or removed.
 """
