@@ -26,12 +26,18 @@ Usage::
 
     python bench/make_big.py --layers 12 --out /work/bigdumps/l12
     python bench/make_big.py --layers 24 --out /work/bigdumps/l24 --scope-depth 6
-    python bench/make_big.py --layers 24 --out /work/bigdumps/pair24 --pair   # run_a, run_b
+    python bench/make_big.py --layers 20 --out /work/bigdumps/model20 --pair model
 
-``--pair`` makes DIR/run_a and DIR/run_b that differ only in the learning
-rate (``--lr`` and ``--lr-b``, default 0.001 vs 0.002): the pair used to
-time ``hlodiff diff``. Measured (2 cores): text grows about as layers^1.7;
-see bench/README.md for sizes, times and peak RAM.
+``--pair KIND`` makes DIR/run_a and DIR/run_b differing in one thing: the
+learning rate (``lr``: ``--lr`` vs ``--lr-b``, default 0.001 vs 0.002), one
+op more in the middle layer (``model``: run_b multiplies the MLP output of
+layer N//2 by 0.5, 3 ops more and everything after renumbered) or the dtype
+of the network (``dtype``: run_b casts the embedded input and each layer's
+weights to bfloat16, which retypes every activation, gradient and
+constant). run_a is the same program for the three; each run_b alone is
+``--lr 0.002``, ``--extra-op`` or ``--dtype bfloat16``. Measured (2
+cores): text grows about as layers^1.7; see bench/README.md for sizes,
+times and peak RAM.
 """
 
 from __future__ import annotations
@@ -61,6 +67,8 @@ def _child(args: argparse.Namespace) -> None:
     import jax.numpy as jnp
 
     n_layers, lr, depth = args.layers, args.lr, args.scope_depth
+    scaled_layer = n_layers // 2 if args.extra_op else -1
+    dtype = jnp.dtype(args.dtype)
     rng = np.random.default_rng(0)
 
     def w(*shape):
@@ -108,12 +116,16 @@ def _child(args: argparse.Namespace) -> None:
             with jax.named_scope("output_projection"):
                 return out @ p["wo"]
 
-    def mlp(p, x):
+    def mlp(p, x, scaled):
         with jax.named_scope("feed_forward"):
             with jax.named_scope("intermediate_dense"):
                 h = jax.nn.gelu(x @ p["w1"] + p["b1"])
             with jax.named_scope("output_dense"):
-                return h @ p["w2"] + p["b2"]
+                out = h @ p["w2"] + p["b2"]
+            if scaled:  # the model change: one op more in one middle layer
+                with jax.named_scope("extra_scale"):
+                    out = out * 0.5
+            return out
 
     def wrapped(names, fn):
         """Run fn inside nested named scopes, outermost first."""
@@ -128,19 +140,23 @@ def _child(args: argparse.Namespace) -> None:
         inputs, targets = tokens[:, :-1], tokens[:, 1:]
         with jax.named_scope("model"):
             with jax.named_scope("embedding"):
-                x = params["embed"][inputs] + params["pos"]
+                # The dtype change: the embedded input, and with it every
+                # activation, gradient and constant of the network, retyped.
+                x = (params["embed"][inputs] + params["pos"]).astype(dtype)
             for i, lp in enumerate(params["layers"]):
-                def block(lp=lp, x=x):
+                lp = jax.tree.map(lambda p: p.astype(dtype), lp)
+
+                def block(lp=lp, x=x, i=i):
                     with jax.named_scope("pre_attention_norm"):
                         h = layer_norm(lp["ln1"], x)
                     x = x + attention(lp["attn"], h)
                     with jax.named_scope("pre_mlp_norm"):
                         h = layer_norm(lp["ln2"], x)
-                    return x + mlp(lp["mlp"], h)
+                    return x + mlp(lp["mlp"], h, i == scaled_layer)
                 x = wrapped(["decoder_stack", f"transformer_block_{i:03d}", *extra,
                              "residual_block"], block)
             with jax.named_scope("final_norm"):
-                x = layer_norm(params["ln_f"], x)
+                x = layer_norm(params["ln_f"], x.astype(jnp.float32))
             with jax.named_scope("logits"):
                 logits = x @ params["unembed"]
         with jax.named_scope("cross_entropy_loss"):
@@ -177,7 +193,8 @@ def _largest(out: Path, suffix: str) -> Path | None:
     return files[-1] if files else None
 
 
-def _one(args: argparse.Namespace, out: Path, lr: float) -> dict:
+def _one(args: argparse.Namespace, out: Path, lr: float, extra_op: bool = False,
+         dtype: str = "float32") -> dict:
     """Run the child with the dump flag set; report what it produced."""
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
@@ -185,7 +202,7 @@ def _one(args: argparse.Namespace, out: Path, lr: float) -> dict:
     env["JAX_PLATFORMS"] = "cpu"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--_child", "--layers",
            str(args.layers), "--lr", repr(lr), "--scope-depth", str(args.scope_depth),
-           "--out", str(out)]
+           "--dtype", dtype, "--out", str(out), *(["--extra-op"] if extra_op else [])]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
@@ -199,6 +216,7 @@ def _one(args: argparse.Namespace, out: Path, lr: float) -> dict:
             junk.unlink()
     info["dir"] = str(out)
     print(f"{out}: layers={args.layers} scope_depth={args.scope_depth} lr={lr} "
+          f"extra_op={extra_op} dtype={dtype} "
           f"wall={wall:.1f}s (jit+run {info['seconds']:.1f}s) "
           f"peak RSS={info['peak_rss_mb']:.0f} MB loss={info['loss']:.4f}")
     for suffix in ("before_optimizations.txt", "after_optimizations.txt"):
@@ -212,6 +230,14 @@ def _one(args: argparse.Namespace, out: Path, lr: float) -> dict:
     return info
 
 
+# What run_b of each --pair changes, from run_a's settings.
+_PAIRS = {
+    "lr": lambda args: dict(lr=args.lr_b, extra_op=args.extra_op, dtype=args.dtype),
+    "model": lambda args: dict(lr=args.lr, extra_op=True, dtype=args.dtype),
+    "dtype": lambda args: dict(lr=args.lr, extra_op=args.extra_op, dtype="bfloat16"),
+}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--layers", type=int, required=True, help="transformer layers (unrolled)")
@@ -220,8 +246,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--lr-b", type=float, default=0.002, help="learning rate of run_b (--pair)")
     ap.add_argument("--scope-depth", type=int, default=0,
                     help="extra nested named scopes per layer (longer op_names)")
-    ap.add_argument("--pair", action="store_true",
-                    help="make OUT/run_a and OUT/run_b differing only in the learning rate")
+    ap.add_argument("--pair", nargs="?", const="lr", choices=sorted(_PAIRS),
+                    help="make OUT/run_a and OUT/run_b differing in one thing: the learning rate "
+                         "(lr, the default), one op more in a middle layer (model) or the "
+                         "dtype of the whole network (dtype)")
+    ap.add_argument("--extra-op", action="store_true",
+                    help="multiply the MLP output of the middle layer by 0.5")
+    ap.add_argument("--dtype", default="float32", help="dtype of the activations and layers")
     ap.add_argument("--json", action="store_true", help="also print a JSON summary")
     ap.add_argument("--keep-ir", action="store_true",
                     help="keep the LLVM IR (*.ll) and object (*.o) files XLA:CPU dumps too")
@@ -231,9 +262,11 @@ def main(argv: list[str] | None = None) -> None:
         _child(args)
         return
     if args.pair:
-        results = [_one(args, args.out / "run_a", args.lr), _one(args, args.out / "run_b", args.lr_b)]
+        run_b = _PAIRS[args.pair](args)
+        results = [_one(args, args.out / "run_a", args.lr, args.extra_op, args.dtype),
+                   _one(args, args.out / "run_b", **run_b)]
     else:
-        results = [_one(args, args.out, args.lr)]
+        results = [_one(args, args.out, args.lr, args.extra_op, args.dtype)]
     if args.json:
         print(json.dumps(results, indent=2))
 

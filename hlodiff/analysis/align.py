@@ -30,9 +30,10 @@ paired instructions (most calls agreeing first), then, for what no call
 reached, by exact fingerprint and by similarity. A paired instruction whose called computation is paired with
 another computation is a change the differ reports.
 
-Before all of these, what the unchanged pass (hlodiff/syntax/unchanged.py)
-paired by name and text is taken as given (a ``Seed``): on big dumps that is
-nearly everything, and those instructions are never looked at again.
+Before all of these, what the unchanged pass (hlodiff/syntax/unchanged/) paired
+as the same text but for names is taken as given (a ``Seed``, a name -> b
+name): that is nearly everything, and those instructions are never looked
+at again.
 
 What stays unmatched was added or removed.
 """
@@ -49,7 +50,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
 from ..model import GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, cached
-from ..syntax.unchanged import Seed
+from ..syntax.unchanged import LinePairs, Seed, SeedSide
 
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped
@@ -85,9 +86,10 @@ class ComputationMatch:
 
 
 class UnchangedMatch(ComputationMatch):
-    """Computations the unchanged pass found equal line for line: every
-    instruction pairs with its namesake and nothing differs, so the pairs
-    are listed only if something asks (the differ does not)."""
+    """Computations the unchanged pass found equal line for line, names aside:
+    every instruction pairs with the one at its place in the other, and
+    nothing differs, so the pairs are listed only if something asks (the
+    differ does not)."""
 
     unchanged = True
 
@@ -96,7 +98,7 @@ class UnchangedMatch(ComputationMatch):
 
     @cached
     def pairs(self) -> dict[str, str]:
-        return {i.name: i.name for i in self.a.instructions}
+        return {x.name: y.name for x, y in zip(self.a.instructions, self.b.instructions)}
 
     @cached
     def how(self) -> dict[str, str]:
@@ -146,10 +148,9 @@ def attribute_key(instruction: Instruction) -> tuple:
 class _Fingerprints:
     """Name-free structural hashes of the instructions and computations of a
     module, computed as asked for. What the unchanged pass paired hashes by
-    its name, the same in both modules: it is paired already, and a
-    computation it paired by name is matched by name."""
+    a key its twin in the other module shares: it is paired already."""
 
-    def __init__(self, module: Module, seed: Seed):
+    def __init__(self, module: Module, seed: SeedSide):
         self.module = module
         self.seed = seed
         self.of_computation: dict[str, int] = {}
@@ -165,7 +166,7 @@ class _Fingerprints:
         if computation is None:
             return hash(("missing", name))
         if name in self.seed.identical:
-            fp = _seeded(name)
+            fp = hash(self.seed.identical[name])
         else:
             self.of_computation[name] = hash(("cycle", name))  # guards against recursion
             params = tuple(str(p.shape) for p in computation.parameters)
@@ -180,7 +181,7 @@ class _Fingerprints:
         if known is not None:
             return known
         computation = self.module.by_name[name]
-        paired = self.seed.paired(name) or frozenset()
+        paired = self.seed.paired.get(name, {})
         self._roots[name] = hash(("cycle", name))  # guards against recursion
         local: dict[str, int] = {}
         self.of_instructions[name] = local
@@ -189,7 +190,8 @@ class _Fingerprints:
             if instruction.name in paired:
                 continue
             called = tuple(map(of_computation, instruction.called_computations))
-            operands = tuple([local[o] if o in local else (_seeded(o) if o in paired else hash(o))
+            operands = tuple([local[o] if o in local else (_seeded(paired[o]) if o in paired
+                                                           else hash(o))
                               for o in instruction.operands])
             # A constant's value is part of what it is; a parameter's number is
             # not (inserting one renumbers the rest): parameters are anchored
@@ -199,14 +201,14 @@ class _Fingerprints:
                        value, operands, called))
             local[instruction.name] = fp
         root = computation.root.name
-        self._roots[name] = local[root] if root in local else _seeded(root)
+        self._roots[name] = local[root] if root in local else _seeded(paired[root])
         return self._roots[name]
 
 
-def _seeded(name: str) -> int:
-    """The fingerprint of what the unchanged pass paired: its name, the same
-    on both sides (see _Fingerprints)."""
-    return hash(("unchanged", name))
+def _seeded(key: str) -> int:
+    """The fingerprint of what the unchanged pass paired: a key both sides
+    share (see _Fingerprints)."""
+    return hash(("unchanged", key))
 
 
 # --- choosing among candidates ---------------------------------------------------------------
@@ -242,7 +244,7 @@ class _Aligner:
     def __init__(self, a: Module, b: Module, seed: Seed):
         self.a, self.b = a, b
         self.seed = seed
-        self.fa, self.fb = _Fingerprints(a, seed), _Fingerprints(b, seed)
+        self.fa, self.fb = _Fingerprints(a, seed.side("a")), _Fingerprints(b, seed.side("b"))
         self.comp_pairs: dict[str, str] = {}
         self.comp_paired_b: set[str] = set()
         self.matches: list[ComputationMatch] = []
@@ -252,8 +254,8 @@ class _Aligner:
 
     def run(self) -> Alignment:
         self._pair_computations(self.a.entry.name, self.b.entry.name)
-        for name in (*self.seed.identical, *self.seed.names):  # names are stable: see the seed
-            self._pair_computations(name, name)
+        for a_name, b_name in self.seed.computation_pairs():
+            self._pair_computations(a_name, b_name)
         self._drain()  # the calls of paired instructions pair what they call
         self._pair_exact_computations()  # computations no call reached: the same code first
         self._drain()
@@ -304,14 +306,15 @@ class _Aligner:
             wave, self.pending = self.pending, []
             votes: dict[tuple[str, str], int] = defaultdict(int)
             for a_name, b_name in wave:
-                match = self._match(a_name, b_name)
+                seeded = self.seed.instruction_pairs(a_name, b_name)
+                match = self._match(a_name, b_name, seeded)
                 self.matches.append(match)
                 if match.unchanged:
-                    continue  # what it calls is paired by name, with the seed
+                    continue  # what it calls is paired with the seed
                 for x_name, y_name in match.pairs.items():
+                    if x_name in seeded.pairs and x_name not in seeded.readers:
+                        continue  # unchanged: what it calls is paired with the seed
                     x, y = match.a.by_name[x_name], match.b.by_name[y_name]
-                    if x.unchanged:
-                        continue
                     for ca, cb in called_pairs(x, y):
                         votes[(ca, cb)] += 1
             votes = {(ca, cb): n for (ca, cb), n in votes.items()
@@ -349,14 +352,33 @@ class _Aligner:
                 out.update({(x, cb): n for x in own_a})
         return out
 
-    def _match(self, a_name: str, b_name: str) -> ComputationMatch:
+    def _match(self, a_name: str, b_name: str, seeded: LinePairs | None) -> ComputationMatch:
         a, b = self.a.by_name[a_name], self.b.by_name[b_name]
-        paired = self.seed.paired(a_name) if a_name == b_name else frozenset()
-        if paired is None:  # unchanged line for line; calls are paired by name too
+        if seeded is None:  # unchanged line for line, names aside
             return UnchangedMatch(a, b)
         match = ComputationMatch(a, b)
-        _InstructionMatcher(match, self.fa, self.fb, paired).run()
+        _InstructionMatcher(match, self.fa, self.fb, seeded).run()
+        self._mark_same_text(match)
         return match
+
+    def _mark_same_text(self, match: ComputationMatch) -> None:
+        """Pairs the unchanged pass knows to be the same text but for names
+        (see Seed.same_text) are unchanged, the differ need not read them,
+        when the names stand for the same things: each operand is paired with
+        the other's, each called computation is the twin of the other's.
+        subtract(a, b) and subtract(b, a) are the same text but for names."""
+        same = self.seed.same_text(match.a.name, match.b.name)
+        if same is None:
+            return
+        how, pairs = match.how, match.pairs
+        for x, y in pairs.items():
+            if how[x] == "unchanged" or not same(x, y):
+                continue
+            xi, yi = match.a.by_name[x], match.b.by_name[y]
+            if all(pairs.get(o) == p for o, p in zip(xi.operands, yi.operands)) and all(
+                    self.seed.identical.get(ca) == cb or self.comp_pairs.get(ca) == cb
+                    for ca, cb in zip(xi.called_computations, yi.called_computations)):
+                how[x] = "unchanged"
 
     def _pair_leftover_computations(self) -> None:
         """Computations no call reached: by similarity of name and content."""
@@ -402,7 +424,7 @@ class _InstructionMatcher:
     """Pairs the instructions of one computation pair (see the module docstring)."""
 
     def __init__(self, m: ComputationMatch, fa: _Fingerprints, fb: _Fingerprints,
-                 paired: frozenset[str]):
+                 seeded: LinePairs):
         self.m = m
         self.fa, self.fb = fa, fb
         self.a_by, self.b_by = m.a.by_name, m.b.by_name
@@ -416,13 +438,13 @@ class _InstructionMatcher:
         self._users_a: dict[str, list[Instruction]] | None = None
         self._users_b: dict[str, list[Instruction]] | None = None
         # Paired by the pass: in bulk, as it is most of a big computation.
-        # Only those read in full (they read a changed instruction) are looked
-        # at again, to pair what they read.
-        names = [name for name in paired if name in self.a_by and name in self.b_by]
-        m.pairs.update(zip(names, names))
-        m.how.update(dict.fromkeys(names, "unchanged"))
-        self.reverse.update(zip(names, names))
-        self.fresh.extend((name, name) for name in names if not self.a_by[name].unchanged)
+        # Only those that read a changed instruction are looked at again, to
+        # pair what they read.
+        pairs = {x: y for x, y in seeded.pairs.items() if x in self.a_by and y in self.b_by}
+        m.pairs.update(pairs)
+        m.how.update(dict.fromkeys(pairs, "unchanged"))
+        self.reverse.update(zip(pairs.values(), pairs))
+        self.fresh.extend((x, y) for x, y in pairs.items() if x in seeded.readers)
 
     def pair(self, x: str, y: str, how: str) -> None:
         self.m.pairs[x] = y

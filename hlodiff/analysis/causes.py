@@ -164,13 +164,15 @@ class CauseGraph:
         if not changed_computations:
             return reached
         by_parameter: dict[tuple[str, int], int] = {}  # (callee, parameter number) -> cause
+        inheriting: set[str] = set()  # the callees of by_parameter
         for computation in _callers_first(module):
             if computation.unchanged:
                 continue
             carried: dict[str, int] = {}
             for instruction in computation.instructions:
-                if instruction.unchanged:
-                    continue
+                if instruction.unchanged and not carried and not (
+                        instruction.opcode == "parameter" and computation.name in inheriting):
+                    continue  # the same line in both runs, and nothing changed upstream yet
                 upstream = [carried[o] for o in instruction.operands if o in carried]
                 if instruction.opcode == "parameter":
                     inherited = by_parameter.get((computation.name, instruction.parameter_number))
@@ -193,8 +195,11 @@ class CauseGraph:
                     for callee in instruction.called_computations:
                         for number, operand in enumerate(instruction.operands):
                             source = carried.get(operand)
-                            if source is not None:
-                                by_parameter.setdefault((callee, number), source)
+                            if source is not None:  # of several callers, the most direct
+                                known = by_parameter.get((callee, number))
+                                by_parameter[(callee, number)] = source if known is None else \
+                                    min(known, source, key=lambda c: _rank(self.changes[c]))
+                                inheriting.add(callee)
         return reached
 
     def _computations(self) -> None:
@@ -310,7 +315,7 @@ def _callers_first(module: Module) -> Iterator[Computation]:
             callees[computation.name] = []
             continue
         callees[computation.name] = list(dict.fromkeys(
-            c for i in computation.instructions if not i.unchanged for c in i.called_computations))
+            c for i in computation.instructions for c in i.called_computations))
     callers: dict[str, int] = defaultdict(int)
     for names in callees.values():
         for name in names:
@@ -339,8 +344,6 @@ def _callers(module: Module) -> dict[str, tuple[str, str]]:
         if computation.unchanged:
             continue
         for instruction in computation.instructions:
-            if instruction.unchanged:
-                continue
             for callee in instruction.called_computations:
                 out.setdefault(callee, (computation.name, instruction.name))
     return out

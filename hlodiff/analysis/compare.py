@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from ..dumps.environment import cache_paths_differ, differences, environment
 from ..dumps.mlir import mlir_type, read_constants, settle
+from ..dumps.naming import program_name
 from ..errors import HlodiffError
 from ..model import Module, Origin
 from .diff import Change, diff_modules
@@ -149,7 +150,7 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     outside = [Change("environment", d.old, d.new, "", None, None, Origin(), d.detail)
                for d in differences(env_a, env_b)]
     named = next(((s.a.name, s.b.name) for s in stages if s.a is not None), None)
-    if named is not None and named[0] != named[1]:  # the HloModule names
+    if named is not None and named[0] != named[1] and not _follows_program(*named):
         outside.append(Change("program_name", named[0], named[1], "", None, None, Origin(),
                               _program_name_detail(*named)))
     ids = pair.a.module_id, pair.b.module_id
@@ -170,6 +171,13 @@ def _module_number_detail(old: int, new: int) -> str:
     return (f"the dump numbers this program {old} in run a and {new} in run b: run {run} built "
             f"{more} more module{'s' if more > 1 else ''} before it, so the ids in its module "
             "proto differ, and the hashes of that proto with them")
+
+
+def _follows_program(old: str, new: str) -> bool:
+    """Two HloModule names of one program whose counter follows the program
+    (torch-xla's graph number): the name is no cause of its own."""
+    a, b = program_name(old), program_name(new)
+    return a.normalised == b.normalised and a.counter_follows_program
 
 
 def _program_name_detail(old: str, new: str) -> str:

@@ -391,11 +391,11 @@ class _ComputationDiff:
         for name in list(tx) + [n for n in ty if n not in tx]:
             if tx.get(name) == ty.get(name):
                 continue
-            old, new = x.attribute(name), y.attribute(name)
-            if name in _NOT_COMPILED:
-                if name == "metadata" and not (old and new and _same_value(old, new)):
+            if name in _NOT_COMPILED:  # metadata is compared by origin, below
+                if name == "metadata":
                     metadata_old, metadata_new = x.metadata, y.metadata
                 continue
+            old, new = x.attribute(name), y.attribute(name)
             where = None
             if old is not None and new is not None:
                 if name in _INSTRUCTION_LISTS:

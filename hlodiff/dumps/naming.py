@@ -114,6 +114,13 @@ class ProgramName:
     meaning: str
     scheme: str = ""  # the naming scheme, said for every name of this form
 
+    @property
+    def counter_follows_program(self) -> bool:
+        """Does the counter in the name follow from the program itself?
+        PyTorch/XLA's SyncTensorsGraph.N changes when the graph does, so a
+        new N says nothing the graph's own changes do not."""
+        return self.frontend == "pytorch"
+
 
 # (frontend, whole-name pattern with a <name> group, meaning of one name, the
 # naming scheme said once for all names of that form). The first match wins.

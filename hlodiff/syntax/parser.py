@@ -88,6 +88,12 @@ class _ModuleBuilder(Transformer):
         return _frame_table(*tables)
 
     def start(self, header, frames, *computations):
+        lines: dict[str, int] = {}  # computation name -> the line that defines it
+        for computation in computations:
+            first = lines.setdefault(computation.name, computation.line)
+            if first != computation.line:
+                raise Failure(computation.offset, f'computation "{computation.name}" is defined '
+                                                  f"twice (first at line {first})")
         entries = [c for c in computations if c.is_entry]
         if len(entries) > 1:
             raise Failure(entries[1].offset,
@@ -111,22 +117,27 @@ def _check_signature(signature: Token) -> None:
 
 def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
     """Every operand must name an instruction defined earlier in its computation,
-    as XLA's parser requires: a diff of a module that refers to nothing is
-    meaningless. Nested-instruction (``add(...)``) and compact get-tuple-element
-    (``%t#0``) operands are left alone."""
-    defined: set[str] = set()
+    and no instruction may be defined twice in it, as XLA's parser requires: a
+    diff of a module that refers to nothing, or to one of two, is
+    meaningless. Nested-instruction (``add(...)``) and compact
+    get-tuple-element (``%t#0``) operands are left alone."""
+    defined: dict[str, int] = {}  # name -> the line that defines it
     for token, instruction in zip(tokens, instructions):
-        if token is None or defined.issuperset(instruction.operands):
-            defined.add(instruction.name)
-            continue
-        for operand in instruction.operands:
-            if operand not in defined and "(" not in operand and "#" not in operand:
-                text, offset = token.extra.operands, token.extra.operands_at
-                m = re.search(rf"(?<![\w.\-]){re.escape(operand)}(?![\w.\-])", text)
-                raise Failure(offset + (m.start() if m else 0),
-                              f'operand "{operand}" is not defined before this instruction'
-                              f" in computation {computation}")
-        defined.add(instruction.name)
+        if instruction.name in defined:
+            offset = token.start_pos if token is not None else \
+                instruction.reader.text.index("%", instruction.offset) + 1
+            raise Failure(offset, f'instruction "{instruction.name}" is defined twice in '
+                                  f"computation {computation} (first at line "
+                                  f"{defined[instruction.name]})")
+        if token is not None and not all(map(defined.__contains__, instruction.operands)):
+            for operand in instruction.operands:
+                if operand not in defined and "(" not in operand and "#" not in operand:
+                    text, offset = token.extra.operands, token.extra.operands_at
+                    m = re.search(rf"(?<![\w.\-]){re.escape(operand)}(?![\w.\-])", text)
+                    raise Failure(offset + (m.start() if m else 0),
+                                  f'operand "{operand}" is not defined before this instruction'
+                                  f" in computation {computation}")
+        defined[instruction.name] = instruction.line
 
 
 _TABLE_KEY = re.compile(r"\s*(-?\d+)")
