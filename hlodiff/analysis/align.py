@@ -437,6 +437,7 @@ class _InstructionMatcher:
         self.fresh: list[tuple[str, str]] = []  # pairs whose neighbours are not yet looked at
         self._users_a: dict[str, list[Instruction]] | None = None
         self._users_b: dict[str, list[Instruction]] | None = None
+        self._by_operands_a: dict[tuple, list[Instruction]] | None = None
         # Paired by the pass: in bulk, as it is most of a big computation.
         # Only those that read a changed instruction are looked at again, to
         # pair what they read.
@@ -582,6 +583,14 @@ class _InstructionMatcher:
             self._users_a, self._users_b = _users_of(self.m.a), _users_of(self.m.b)
         return self._users_a, self._users_b
 
+    def _reading_a(self) -> dict[tuple, list[Instruction]]:
+        """The instructions of a by the operands they read, in order."""
+        if self._by_operands_a is None:
+            self._by_operands_a = defaultdict(list)
+            for instruction in self.m.a.instructions:
+                self._by_operands_a[tuple(instruction.operands)].append(instruction)
+        return self._by_operands_a
+
     def _propagate(self) -> None:
         """Rounds of proposals from the pairs made since the last round: top-down
         (their operands, position by position) and bottom-up (their users whose
@@ -593,6 +602,7 @@ class _InstructionMatcher:
             fresh, self.fresh = self.fresh, []
             votes: dict[tuple[str, str], int] = defaultdict(int)
             users_a = users_b = None
+            mapped_of: dict[str, tuple | None] = {}  # a user of b's operands as run a names them
             for x_name, y_name in fresh:
                 x, y = a_by[x_name], b_by[y_name]
                 if len(x.operands) == len(y.operands):
@@ -605,14 +615,18 @@ class _InstructionMatcher:
                             votes[(ox, oy)] += 1
                 if users_a is None:
                     users_a, users_b = self._users()
+                    reading_a = self._reading_a()
                 for uy in users_b.get(y_name, ()):
                     if uy.name in reverse:
                         continue
-                    mapped = tuple(reverse.get(o) for o in uy.operands)
-                    if None in mapped:
+                    if uy.name not in mapped_of:
+                        mapped = tuple(reverse.get(o) for o in uy.operands)
+                        mapped_of[uy.name] = None if None in mapped else mapped
+                    mapped = mapped_of[uy.name]
+                    if mapped is None:
                         continue
-                    for ux in users_a.get(x_name, ()):
-                        if ux.name not in pairs and ux.operands == mapped and (
+                    for ux in reading_a.get(mapped, ()):  # users of x reading all that
+                        if ux.name not in pairs and (
                                 _compatible(ux, uy) or str(ux.shape) == str(uy.shape)):
                             votes[(ux.name, uy.name)] += 1
             self.take((((-n, a_by[x].opcode != b_by[y].opcode, self.calls_differ(x, y),

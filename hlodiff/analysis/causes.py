@@ -158,20 +158,26 @@ class CauseGraph:
 
     def _carry(self, module: Module, at: dict[tuple[str, str], list[int]]) -> dict:
         """For each change index of ``at``, the cause its instruction's operands
-        carry to it in ``module``."""
+        carry to it in ``module``.
+
+        Computations are walked callers first. A line left unparsed (the same
+        in both runs) is not read for its calls when ordering them, so a
+        computation only such a line calls may be walked before its caller
+        hands it a cause: it is walked again then."""
         reached: dict = {}
-        changed_computations = {computation for computation, _ in at}
-        if not changed_computations:
+        if not at:
             return reached
         by_parameter: dict[tuple[str, int], int] = {}  # (callee, parameter number) -> cause
         inheriting: set[str] = set()  # the callees of by_parameter
-        for computation in _callers_first(module):
-            if computation.unchanged:
-                continue
+        walked: set[str] = set()
+        again: list[Computation] = []
+
+        def walk(computation: Computation) -> None:
+            walked.add(computation.name)
             carried: dict[str, int] = {}
             for instruction in computation.instructions:
                 if instruction.unchanged and not carried and not (
-                        instruction.opcode == "parameter" and computation.name in inheriting):
+                        computation.name in inheriting and instruction.opcode == "parameter"):
                     continue  # the same line in both runs, and nothing changed upstream yet
                 upstream = [carried[o] for o in instruction.operands if o in carried]
                 if instruction.opcode == "parameter":
@@ -193,14 +199,37 @@ class CauseGraph:
                 if passed is not None:
                     carried[instruction.name] = passed
                     for callee in instruction.called_computations:
-                        for number, operand in enumerate(instruction.operands):
-                            source = carried.get(operand)
-                            if source is not None:  # of several callers, the most direct
-                                known = by_parameter.get((callee, number))
-                                by_parameter[(callee, number)] = source if known is None else \
-                                    min(known, source, key=lambda c: _rank(self.changes[c]))
-                                inheriting.add(callee)
+                        self._inherit(callee, instruction.operands, carried, by_parameter,
+                                      inheriting, walked, again, module)
+
+        for computation in _callers_first(module):
+            if not computation.unchanged:
+                walk(computation)
+        while again:
+            walk(again.pop())
         return reached
+
+    def _inherit(self, callee: str, operands, carried: dict[str, int],
+                 by_parameter: dict[tuple[str, int], int], inheriting: set[str],
+                 walked: set[str], again: list, module: Module) -> None:
+        """Hand ``callee``'s parameters the causes its operands carry (of several
+        callers, the most direct); a callee walked already is walked again."""
+        changed = False
+        for number, operand in enumerate(operands):
+            source = carried.get(operand)
+            if source is None:
+                continue
+            known = by_parameter.get((callee, number))
+            best = source if known is None else \
+                min(known, source, key=lambda c: _rank(self.changes[c]))
+            if best != known:
+                by_parameter[(callee, number)] = best
+                changed = True
+        if changed:
+            inheriting.add(callee)
+            computation = module.by_name.get(callee)
+            if callee in walked and computation is not None and not computation.unchanged:
+                again.append(computation)
 
     def _computations(self) -> None:
         """A computation of one run only follows from the instruction that calls it."""
@@ -314,8 +343,8 @@ def _callers_first(module: Module) -> Iterator[Computation]:
         if computation.unchanged:
             callees[computation.name] = []
             continue
-        callees[computation.name] = list(dict.fromkeys(
-            c for i in computation.instructions for c in i.called_computations))
+        callees[computation.name] = list(dict.fromkeys(  # lines left unparsed: see _carry
+            c for i in computation.instructions if not i.unchanged for c in i.called_computations))
     callers: dict[str, int] = defaultdict(int)
     for names in callees.values():
         for name in names:
@@ -344,6 +373,8 @@ def _callers(module: Module) -> dict[str, tuple[str, str]]:
         if computation.unchanged:
             continue
         for instruction in computation.instructions:
+            if instruction.unchanged:  # it calls what its twin calls: nothing added
+                continue
             for callee in instruction.called_computations:
                 out.setdefault(callee, (computation.name, instruction.name))
     return out
