@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..integrations.compile_log import Program
 from ..integrations.recompiles import LoggedRecompilation, Recompilation, RecompiledProgram
+from . import shorten
 from .escape import terminal
 from .json import SCHEMA_VERSION
 from .report import report_document
@@ -181,7 +182,8 @@ def recompiles_text(dump: str, programs: list[RecompiledProgram],
         for r in p.recompilations:
             out.print()
             report_text(r.report, stream=out.file,
-                        title=f"{p.program} #{r.number}: {r.before.label} -> {r.after.label}")
+                        title=f"{p.program} #{r.number}: {shorten.program(r.before.label)} -> "
+                              f"{shorten.program(r.after.label)}")
 
 
 def recompiles_document(dump: str, programs: list[RecompiledProgram]) -> dict[str, Any]:
