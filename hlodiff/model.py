@@ -74,11 +74,11 @@ class cached:
 class Layout:
     """Minor-to-major order plus the optional fields after ':' (tiles, memory space...)."""
 
-    minor_to_major: tuple[int, ...] | None
+    minor_to_major: tuple[int, ...]
     fields: str = ""  # canonical text of what follows ':', e.g. "T(8,128)S(1)"
 
     def __str__(self) -> str:
-        order = "" if self.minor_to_major is None else ",".join(map(str, self.minor_to_major))
+        order = ",".join(map(str, self.minor_to_major))
         return "{" + order + (":" + self.fields if self.fields else "") + "}"
 
 
@@ -88,6 +88,10 @@ class Shape:
 
     ``dimensions`` holds an int per static or bounded dimension and ``None``
     for an unbounded one (``?``); ``dynamic`` marks bounded ones (``<=8``).
+    ``layout`` is what the text says or, where it says nothing, the default
+    layout XLA's parser fills in (``f32[2,3]`` reads as ``f32[2,3]{1,0}``);
+    a scalar's layout is ``{}``, printed only when it has fields
+    (``f32[]{:T(128)}``), as XLA prints it. Tokens have none.
     """
 
     element_type: str  # "f32", ..., or "tuple" / "buffer"
@@ -133,7 +137,9 @@ class Shape:
             return f"b({self.tuple_shapes[0]})"
         dims = ",".join("?" if d is None else (f"<={d}" if dyn else str(d))
                         for d, dyn in zip(self.dimensions, self.dynamic))
-        layout = "" if self.layout is None else str(self.layout)
+        layout = self.layout
+        if layout is None or not (layout.minor_to_major or layout.fields):
+            return f"{self.element_type}[{dims}]"
         return f"{self.element_type}[{dims}]{layout}"
 
 

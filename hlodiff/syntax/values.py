@@ -65,8 +65,9 @@ class _ShapeBuilder(Transformer):
         if str(element_type) not in ELEMENT_TYPES:
             raise PieceError(element_type.start_pos, f'unknown element type "{element_type}"')
         dims = [d for d in dims if d is not None]
-        if layout is not None and layout.minor_to_major is not None \
-                and len(layout.minor_to_major) != len(dims):
+        if layout is None:
+            layout = default_layout(str(element_type), len(dims))
+        elif len(layout.minor_to_major) != len(dims):
             raise PieceError(element_type.start_pos,
                              f"layout {layout} does not have one entry per dimension")
         return Shape(str(element_type), tuple(d[0] for d in dims), tuple(d[1] for d in dims), layout)
@@ -92,7 +93,7 @@ class _ShapeBuilder(Transformer):
         return Layout(order, fields)
 
     def fields_only_layout(self, *fields):
-        return Layout(None, "".join(f[1] for f in fields))
+        return Layout((), "".join(f[1] for f in fields))
 
     def dim_levels(self, *levels):
         return ("field", "D(" + ",".join(levels) + ")")
@@ -140,6 +141,21 @@ class _ShapeBuilder(Transformer):
 
 
 _SHAPE_BUILDER = _ShapeBuilder()
+
+
+def default_layout(element_type: str, rank: int) -> Layout | None:
+    """The layout XLA's parser gives an array shape printed without one: the
+    major-to-minor order, ``{1,0}`` for a rank 2 shape and ``{}`` for a
+    scalar (``LayoutUtil::SetToDefaultLayout``, applied to every shape the
+    text leaves without a layout: instructions, signatures, the entry
+    computation layout). Tokens and opaque values have none."""
+    if element_type in ("token", "opaque"):
+        return None
+    return _DEFAULT_LAYOUTS[rank] if rank < len(_DEFAULT_LAYOUTS) else \
+        Layout(tuple(range(rank - 1, -1, -1)))
+
+
+_DEFAULT_LAYOUTS = tuple(Layout(tuple(range(rank - 1, -1, -1))) for rank in range(9))
 
 
 @lru_cache(maxsize=None)
