@@ -302,6 +302,11 @@ class Attribute:
 _CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
                               "true_computation", "false_computation", "branch_computations",
                               "called_computations"})
+# The attributes that come second in XLA's list of called computations,
+# whatever order the text gives them in: a while calls (body, condition).
+_CALLED_SECOND = frozenset({"condition", "false_computation", "scatter"})
+# XLA keeps the called computation on the async-start only.
+_CALLS_NOTHING = frozenset({"async-update", "async-done"})
 
 
 @dataclass(frozen=True)
@@ -378,11 +383,15 @@ class Instruction:
 
     @cached
     def called_computations(self) -> tuple[str, ...]:
-        """Names of the computations this instruction calls (to_apply, calls, body, ...)."""
+        """Names of the computations this instruction calls (to_apply, calls,
+        body, ...), in XLA's order: a while calls (body, condition), a
+        conditional (true, false) or its branches, select-and-scatter
+        (select, scatter)."""
         items = self.attribute_items
-        if not items or _CALL_ATTRIBUTES.isdisjoint(dict(items)):
+        if not items or _CALL_ATTRIBUTES.isdisjoint(dict(items)) or self.opcode in _CALLS_NOTHING:
             return ()  # most instructions: no attribute objects made, no grammar
         calls = [index for index, (name, _) in enumerate(items) if name in _CALL_ATTRIBUTES]
+        calls.sort(key=lambda index: items[index][0] in _CALLED_SECOND)
         return tuple(name for index in calls
                      for name in self.reader.computation_names(self.attributes[index]))
 

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from lark import Token
 
-from .opcodes import is_opcode
+from .opcodes import PLAIN, as_written, is_opcode
 
 
 class ScanError(Exception):
@@ -44,6 +44,15 @@ class InstructionPieces(NamedTuple):
     # them (found again from ``tail_at``, where the attribute tail starts).
     attribute_offsets: tuple[int, ...] | None
     tail_at: int
+
+
+class Body(NamedTuple):
+    """What the scanner found between a computation's '{' and '}'."""
+
+    pieces: list  # INSTRUCTION and UNCHANGED tokens
+    # False when XLA may make more of the text than it says (a shape to
+    # infer, a nested operand, async sugar...): hlodiff/syntax/program.py.
+    as_written: bool
 
 
 class PieceToken(Token):
@@ -187,8 +196,10 @@ def value_end(text: str, pos: int) -> int:
     """Index after an attribute value starting at ``pos``.
 
     A value is a run of words, strings and bracket groups; it may contain
-    spaces (``mesh['x'=2] {'x'}``) but ends at a comma, a line break or a
-    closing brace at its own level.
+    spaces (``mesh['x'=2] {'x'}``, ``literal=s32[] 1``) but ends at a comma,
+    a line break or a closing bracket at its own level, and before what
+    starts the next instruction when a formatter put two on one line
+    (``index=0 a5 = f16[] ...``, ``index=0 ROOT t = ...``).
     """
     start = pos
     n = len(text)
@@ -200,7 +211,8 @@ def value_end(text: str, pos: int) -> int:
             pos = _string_end(text, pos)
         elif c == " " or c == "\t":
             ahead = _SKIP_INLINE.match(text, pos).end()
-            if ahead >= n or text[ahead] in ",\n})]" or text.startswith("//", ahead):
+            if ahead >= n or text[ahead] in ",\n})]" or text.startswith("//", ahead) \
+                    or _NEXT_INSTRUCTION.match(text, ahead):
                 break
             pos = ahead
         elif c in ",\n)}]":
@@ -217,6 +229,10 @@ def value_end(text: str, pos: int) -> int:
     return pos
 
 
+# What starts an instruction (or a computation) after a value on the same line.
+_NEXT_INSTRUCTION = re.compile(r"(?:ROOT|ENTRY)\b|%?[A-Za-z_][\w.\-]*\s*=(?![=>])")
+
+
 def shape_end(text: str, pos: int) -> int:
     """Index after a shape starting at ``pos`` (array, tuple or buffer shape)."""
     if text.startswith("b(", pos):
@@ -227,11 +243,13 @@ def shape_end(text: str, pos: int) -> int:
     if m is None:
         raise ScanError(pos, "expected a shape")
     end = balanced_end(text, m.end() - 1)
-    # A layout: "{" followed by a digit or ":" (so "f32[]{}" is not one).
-    if end < len(text) and text[end] == "{":
-        after = _SKIP_INLINE.match(text, end + 1).end()
+    # A layout: "{" followed by a digit or ":" (so "f32[]{}" is not one), as
+    # XLA's lexer sees it: white space and comments may come between.
+    brace = skip(text, end)
+    if brace < len(text) and text[brace] == "{":
+        after = skip(text, brace + 1)
         if after < len(text) and (text[after].isdigit() or text[after] == ":"):
-            end = balanced_end(text, end)
+            end = balanced_end(text, brace)
     return end
 
 
@@ -240,6 +258,7 @@ class HloScanner:
 
     def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
+        self.as_written = True  # of the body being scanned, see Body
         # What the unchanged pass matched in the other run (see
         # hlodiff/syntax/unchanged.py): runs of lines, by the offset of the newline
         # before their first line, one UNCHANGED token each; and whole
@@ -387,11 +406,12 @@ class HloScanner:
 
     def _body(self) -> Token:
         """One BODY token for the instructions between '{' and '}': its
-        ``extra`` is their INSTRUCTION and UNCHANGED tokens. Handing Lark
-        the body whole spares it a reduction per instruction; there is
-        nothing in a body for a grammar to decide."""
+        ``extra`` is a ``Body``. Handing Lark the body whole spares it a
+        reduction per instruction; there is nothing in a body for a grammar
+        to decide."""
         text = self.text
         start = self.pos
+        self.as_written = True
         pieces = []
         fast = _FAST_INSTRUCTION.match
         unchanged = self.unchanged
@@ -414,7 +434,7 @@ class HloScanner:
             pieces.append(self._instruction())
         if not pieces:
             raise ScanError(self.pos, "a computation needs at least one instruction")
-        return PieceToken("BODY", "", start, self._line_at(start), pieces)
+        return PieceToken("BODY", "", start, self._line_at(start), Body(pieces, self.as_written))
 
     def instruction(self) -> Token:
         """The INSTRUCTION token of the instruction at ``pos`` (one, on its own)."""
@@ -431,6 +451,8 @@ class HloScanner:
             return self._instruction()
         items = _FAST_ATTRIBUTE.findall(tail)  # back to back, as the tail matched
         self.pos = m.end()
+        if shape is None or opcode not in PLAIN:  # no nested operand: none has a '('
+            self.as_written = self.as_written and as_written(shape, opcode, items, "")
         # The offsets of attribute values are only needed for error messages:
         # None here means "scan again from the tail's start when asked".
         return PieceToken("INSTRUCTION", name, m.start(2), self._line_at(m.start(2)),
@@ -466,6 +488,7 @@ class HloScanner:
         self.pos = end
         items, offsets = self._attributes()
         self._check_instruction_end()
+        self.as_written = self.as_written and as_written(shape, opcode, items, text[start:end - 1])
         return PieceToken("INSTRUCTION", name, name_at, self._line_at(name_at),
                           InstructionPieces(bool(root), shape, shape_at, opcode,
                                             text[start:end - 1], start, items, offsets, end))
@@ -518,14 +541,46 @@ class HloScanner:
         return tuple(items), tuple(offsets)
 
     def _check_instruction_end(self) -> None:
-        """An instruction must end its line (or close its computation)."""
+        """An instruction ends its line, closes its computation, or is
+        followed by the next one (XLA does not care where lines break)."""
         text = self.text
         if text.startswith("\n", self.pos):
             return
-        after = _SKIP_INLINE.match(text, self.pos).end()
-        if after >= len(text) or text[after] in "\n}" or text.startswith("//", after):
+        after = skip(text, self.pos)
+        if after >= len(text) or text[after] == "}" or _NEXT_INSTRUCTION.match(text, after):
             return
         raise ScanError(after, f"unexpected text after the instruction: {text[after:after + 20]!r}")
+
+
+def nested_instruction(text: str, pos: int) -> InstructionPieces:
+    """The pieces of an instruction written as an operand at ``pos``:
+    ``[shape] opcode(operands)``, with no name and no attributes."""
+    shape = shape_at = None
+    if _SHAPE_START.match(text, pos) is not None:
+        shape_at = pos
+        pos = shape_end(text, pos)
+        shape = text[shape_at:pos]
+        pos = skip(text, pos)
+    word = _WORD.match(text, pos)
+    if word is None or text.startswith("%", pos) or not is_opcode(word.group(1)):
+        raise ScanError(pos, "expected an opcode")
+    opcode = word.group(1)
+    pos = skip(text, word.end())
+    if not text.startswith("(", pos):
+        raise ScanError(pos, f"expected '(' after the opcode {opcode}")
+    end = balanced_end(text, pos)
+    return InstructionPieces(False, shape, shape_at, opcode, text[pos + 1:end - 1], pos + 1,
+                             (), (), end)
+
+
+def inline_body(text: str, pos: int) -> list[Token]:
+    """The INSTRUCTION tokens of a computation written inline as an attribute
+    value (``to_apply={ ... }``), whose '{' is at ``pos``."""
+    scanner = HloScanner(text)
+    scanner.pos = pos + 1
+    scanner.line = text.count("\n", 0, pos) + 1
+    scanner._line_pos = pos
+    return scanner._body().extra.pieces
 
 
 def head_at(text: str, pos: int) -> tuple[str, str] | None:

@@ -20,11 +20,12 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedInput
 
 from ..errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
-from ..model import (Attribute, Computation, Instruction, Module, StackFrameTable,
-                     UnchangedComputation, Unparsed)
+from ..model import Attribute, Computation, Module, StackFrameTable, UnchangedComputation
 from . import pieces
 from .grammars import lalr
+from .program import Program
 from .lexer import HloScanner, ScanError, shape_end, skip
+from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
 from .reader import TextReader
 from .values import PieceError, check_attribute, parse_shape, parse_value
@@ -37,33 +38,22 @@ class _ModuleBuilder(Transformer):
     def __init__(self, reader: TextReader):
         super().__init__()
         self.reader = reader
+        self.program = Program(reader)
 
     def computation(self, entry, name, signature, _lbrace, body, _rbrace, thread):
-        tokens: list[Token | None] = []  # None for instructions left unparsed
-        instructions: list[Instruction | Unparsed] = []
-        for piece in body.extra:  # INSTRUCTION and UNCHANGED tokens (see HloScanner._body)
-            if piece.type == "UNCHANGED":
-                unparsed = piece.extra.instructions(self.reader, piece.line)
-                instructions += unparsed
-                tokens += [None] * len(unparsed)
-            else:
-                instructions.append(pieces.instruction(piece, self.reader))
-                tokens.append(piece)
-        _check_defined_before_use(name, tokens, instructions)
-        roots = [i for i in instructions if i.is_root]
-        if len(roots) > 1:
-            raise Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
+        instructions = pieces.body(str(name), body.extra.pieces, self.reader)
         if signature is not None:
             _check_signature(signature)
         thread_name = None if thread is None else str(parse_value(str(thread)))
-        return Computation(str(name), tuple(instructions), entry is not None, thread_name,
-                           name.line, name.start_pos)
+        return self.program.add(Computation(str(name), tuple(instructions), entry is not None,
+                                            thread_name, name.line, name.start_pos),
+                                body.extra.as_written)
 
     def unchanged_computation(self, token: Token) -> UnchangedComputation:
         skipped = token.extra  # see hlodiff/syntax/unchanged.py: the header is one line
-        return UnchangedComputation(skipped.name,
-                                    partial(skipped.body.instructions, self.reader, token.line + 1),
-                                    skipped.is_entry, None, token.line, token.start_pos)
+        return self.program.add(UnchangedComputation(
+            skipped.name, partial(skipped.body.instructions, self.reader, token.line + 1),
+            skipped.is_entry, None, token.line, token.start_pos))
 
     def header(self, _kw, name, *attrs):
         return str(name), tuple(self._header_attribute(a) for a in attrs)
@@ -87,7 +77,8 @@ class _ModuleBuilder(Transformer):
                 tables[-1].append(item)
         return _frame_table(*tables)
 
-    def start(self, header, frames, *computations):
+    def start(self, header, frames, *_as_read):
+        computations = self.program.computations()
         entries = [c for c in computations if c.is_entry]
         if len(entries) > 1:
             raise Failure(entries[1].offset,
@@ -107,26 +98,6 @@ def _check_signature(signature: Token) -> None:
     result = text[arrow + 2:]
     pieces.shape_at(result.strip(), signature.start_pos + arrow + 2
                     + (len(result) - len(result.lstrip())))
-
-
-def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
-    """Every operand must name an instruction defined earlier in its computation,
-    as XLA's parser requires: a diff of a module that refers to nothing is
-    meaningless. Nested-instruction (``add(...)``) and compact get-tuple-element
-    (``%t#0``) operands are left alone."""
-    defined: set[str] = set()
-    for token, instruction in zip(tokens, instructions):
-        if token is None or defined.issuperset(instruction.operands):
-            defined.add(instruction.name)
-            continue
-        for operand in instruction.operands:
-            if operand not in defined and "(" not in operand and "#" not in operand:
-                text, offset = token.extra.operands, token.extra.operands_at
-                m = re.search(rf"(?<![\w.\-]){re.escape(operand)}(?![\w.\-])", text)
-                raise Failure(offset + (m.start() if m else 0),
-                              f'operand "{operand}" is not defined before this instruction'
-                              f" in computation {computation}")
-        defined.add(instruction.name)
 
 
 _TABLE_KEY = re.compile(r"\s*(-?\d+)")
@@ -252,6 +223,8 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
         if unchanged:
             raise ValueError("unchanged runs are offsets into text with \\n line ends")
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if unchanged and _xla_makes_more(text):
+        unchanged = None
     reader = TextReader(Source(text, path))
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the parse allocates millions of objects and frees none
@@ -277,6 +250,35 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
     if strict:
         check(module)
     return module
+
+
+# What makes XLA build more than the text says (see program.py) in text the
+# unchanged pass could skip, whose lines it prints as "  %name = shape op(":
+# a shape left out, or async sugar (checked word by word: all-reduce-start is
+# a real opcode).
+_SHAPE_LEFT_OUT = re.compile(r"= [a-z][a-z0-9\-]*\(")
+_ASYNC_SUFFIX = re.compile(r"-(?:start|update|done)\(")
+
+
+def _xla_makes_more(text: str) -> bool:
+    """Would XLA make instructions or computations the text does not write?
+
+    The unchanged pass leaves lines as text, and what XLA would make of
+    them is then not made: such a text is parsed whole. XLA never prints
+    those forms, so a dump it wrote is always skipped as planned. Nested
+    operands, inline computations and names XLA would rename are not
+    looked for (too costly to find in text this big, and never printed by
+    XLA either): in lines the pass skips, which are the same in both runs,
+    they stay as written.
+    """
+    if _SHAPE_LEFT_OUT.search(text):
+        return True
+    for suffix in _ASYNC_SUFFIX.finditer(text):
+        start = text.rfind(" ", 0, suffix.start()) + 1
+        word = text[start:suffix.end() - 1]
+        if word not in OPCODES and is_opcode(word):
+            return True
+    return False
 
 
 def _feed(tokens):

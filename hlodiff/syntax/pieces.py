@@ -12,7 +12,7 @@ import re
 
 from lark import Token
 
-from ..model import Instruction, Reader
+from ..model import Instruction, Reader, Unparsed
 from .lexer import InstructionPieces
 from .values import PieceError, parse_operands, parse_shape
 
@@ -42,7 +42,11 @@ def shape_at(text: str | None, offset: int):
 
 def instruction(token: Token, reader: Reader) -> Instruction:
     """The Instruction of one INSTRUCTION token of the file ``reader`` reads."""
-    pieces: InstructionPieces = token.extra
+    return built(str(token), token.line, token.extra, reader)
+
+
+def built(name: str, line: int, pieces: InstructionPieces, reader: Reader) -> Instruction:
+    """The Instruction named ``name`` of the pieces the scanner cut (at ``line``)."""
     opcode, text = pieces.opcode, pieces.operands
     if opcode in NO_OPERAND_NAMES:
         names = ()
@@ -54,8 +58,50 @@ def instruction(token: Token, reader: Reader) -> Instruction:
         except PieceError as err:
             raise Failure(pieces.operands_at + err.offset, err.message) from None
     return Instruction.built(
-        name=str(token), opcode=opcode, shape=shape_at(pieces.shape, pieces.shape_at),
+        name=name, opcode=opcode, shape=shape_at(pieces.shape, pieces.shape_at),
         operands=names, attribute_items=pieces.attributes, is_root=pieces.is_root,
-        operand_text=text if not names else "", line=token.line,
+        operand_text=text if not names else "", line=line,
         operand_offset=pieces.operands_at, attribute_offsets=pieces.attribute_offsets,
         tail_offset=pieces.tail_at, reader=reader)
+
+
+def body(computation: str, tokens: list[Token], reader: Reader) -> list[Instruction | Unparsed]:
+    """The instructions of one computation's body (its INSTRUCTION and
+    UNCHANGED tokens, see HloScanner._body), checked as XLA checks them:
+    operands defined before use, at most one ROOT."""
+    instructions: list[Instruction | Unparsed] = []
+    read: list[Token | None] = []  # None for instructions left unparsed
+    for piece in tokens:
+        if piece.type == "UNCHANGED":
+            unparsed = piece.extra.instructions(reader, piece.line)
+            instructions += unparsed
+            read += [None] * len(unparsed)
+        else:
+            instructions.append(instruction(piece, reader))
+            read.append(piece)
+    _check_defined_before_use(computation, read, instructions)
+    roots = [i for i in instructions if i.is_root]
+    if len(roots) > 1:
+        raise Failure(roots[1].operand_offset, f"computation {computation} has more than one ROOT")
+    return instructions
+
+
+def _check_defined_before_use(computation: str, tokens, instructions) -> None:
+    """Every operand must name an instruction defined earlier in its computation,
+    as XLA's parser requires: a diff of a module that refers to nothing is
+    meaningless. Compact get-tuple-element operands (``%t#0``) are left
+    alone, and so are nested instructions (``add(...)``): their own operands
+    are checked when they are made (hlodiff/syntax/program.py)."""
+    defined: set[str] = set()
+    for token, instruction in zip(tokens, instructions):
+        if token is None or defined.issuperset(instruction.operands):
+            defined.add(instruction.name)
+            continue
+        for operand in instruction.operands:
+            if operand not in defined and "(" not in operand and "#" not in operand:
+                text, offset = token.extra.operands, token.extra.operands_at
+                m = re.search(rf"(?<![\w.\-]){re.escape(operand)}(?![\w.\-])", text)
+                raise Failure(offset + (m.start() if m else 0),
+                              f'operand "{operand}" is not defined before this instruction'
+                              f" in computation {computation}")
+        defined.add(instruction.name)

@@ -407,17 +407,41 @@ _SIMPLE_OPERAND_LIST = re.compile(rf"\s*(?:{_OPERAND}(?:,\s*{_OPERAND})*)?")
 _OPERAND_NAMES = re.compile(rf"(?:^|,)\s*{_OPERAND}")
 
 
+class NestedOperand(str):
+    """An operand written as an instruction (``add(x, f32[] constant(1))``):
+    its text, as written, and where it starts in the operand list. XLA makes
+    an instruction of it (hlodiff/syntax/program.py)."""
+
+    __slots__ = ("offset",)
+
+    def __new__(cls, text: str, offset: int):
+        operand = str.__new__(cls, text)
+        operand.offset = offset
+        return operand
+
+
+class Operands(tuple):
+    """Operand names of which some are ``NestedOperand``s: the type says so,
+    so that the parser finds the instructions with nested operands without
+    looking at each operand."""
+
+
 def parse_operands(text: str) -> tuple[str, ...]:
     """Operand names of an instruction, from the text between its parentheses.
 
     Accepts plain (``%a, %b``), typed (``f32[2]{0} %a``) and compact
-    get-tuple-element (``%t#0#1``) operands; raises PieceError otherwise.
+    get-tuple-element (``%t#0#1``) operands, and nested instructions
+    (``f32[] constant(1)``, kept whole as a ``NestedOperand``, in an
+    ``Operands`` tuple); raises PieceError otherwise.
     """
     if _SIMPLE_OPERAND_LIST.fullmatch(text):
         return tuple(_OPERAND_NAMES.findall(text))
     if not text.strip():
         return ()
-    return tuple(_operand_name(item) for item in split_operands(text))
+    names = tuple(_operand_name(item) for item in split_operands(text))
+    if any(type(name) is NestedOperand for name in names):
+        return Operands(names)
+    return names
 
 
 def split_operands(text: str) -> list[tuple[int, str]]:
@@ -460,7 +484,8 @@ def _operand_name(item: tuple[int, str]) -> str:
     if m is not None:
         from .opcodes import is_opcode
         if is_opcode(m.group(1)):
-            return f"{m.group(1)}({m.group(2).strip()})"  # a nested instruction, kept whole
+            start = len(text) - len(text.lstrip())
+            return NestedOperand(text.strip(), offset + start)
     raise PieceError(offset, f"malformed operand {text.strip()!r}")
 
 
