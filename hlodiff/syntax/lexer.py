@@ -53,6 +53,7 @@ class Body(NamedTuple):
     # False when XLA may make more of the text than it says (a shape to
     # infer, a nested operand, async sugar...): hlodiff/syntax/program.py.
     as_written: bool
+    starts_async: bool  # an async-start: it gives computations its thread
 
 
 class PieceToken(Token):
@@ -259,6 +260,7 @@ class HloScanner:
     def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
         self.as_written = True  # of the body being scanned, see Body
+        self.starts_async = False
         # What the unchanged pass matched in the other run (see
         # hlodiff/syntax/unchanged.py): runs of lines, by the offset of the newline
         # before their first line, one UNCHANGED token each; and whole
@@ -412,6 +414,7 @@ class HloScanner:
         text = self.text
         start = self.pos
         self.as_written = True
+        self.starts_async = False
         pieces = []
         fast = _FAST_INSTRUCTION.match
         unchanged = self.unchanged
@@ -434,7 +437,8 @@ class HloScanner:
             pieces.append(self._instruction())
         if not pieces:
             raise ScanError(self.pos, "a computation needs at least one instruction")
-        return PieceToken("BODY", "", start, self._line_at(start), Body(pieces, self.as_written))
+        return PieceToken("BODY", "", start, self._line_at(start),
+                          Body(pieces, self.as_written, self.starts_async))
 
     def instruction(self) -> Token:
         """The INSTRUCTION token of the instruction at ``pos`` (one, on its own)."""
@@ -453,6 +457,7 @@ class HloScanner:
         self.pos = m.end()
         if shape is None or opcode not in PLAIN:  # no nested operand: none has a '('
             self.as_written = self.as_written and as_written(shape, opcode, items, "")
+            self.starts_async = self.starts_async or opcode == "async-start"
         # The offsets of attribute values are only needed for error messages:
         # None here means "scan again from the tail's start when asked".
         return PieceToken("INSTRUCTION", name, m.start(2), self._line_at(m.start(2)),
@@ -489,6 +494,7 @@ class HloScanner:
         items, offsets = self._attributes()
         self._check_instruction_end()
         self.as_written = self.as_written and as_written(shape, opcode, items, text[start:end - 1])
+        self.starts_async = self.starts_async or opcode == "async-start"
         return PieceToken("INSTRUCTION", name, name_at, self._line_at(name_at),
                           InstructionPieces(bool(root), shape, shape_at, opcode,
                                             text[start:end - 1], start, items, offsets, end))

@@ -45,9 +45,11 @@ class _ModuleBuilder(Transformer):
         if signature is not None:
             _check_signature(signature)
         thread_name = None if thread is None else str(parse_value(str(thread)))
+        if thread_name == "main":  # XLA's default thread, which it does not print
+            thread_name = None
         return self.program.add(Computation(str(name), tuple(instructions), entry is not None,
                                             thread_name, name.line, name.start_pos),
-                                body.extra.as_written)
+                                body.extra.as_written, body.extra.starts_async)
 
     def unchanged_computation(self, token: Token) -> UnchangedComputation:
         skipped = token.extra  # see hlodiff/syntax/unchanged.py: the header is one line
@@ -78,6 +80,7 @@ class _ModuleBuilder(Transformer):
         return _frame_table(*tables)
 
     def start(self, header, frames, *_as_read):
+        self.reader.frames = frames
         computations = self.program.computations()
         entries = [c for c in computations if c.is_entry]
         if len(entries) > 1:

@@ -9,6 +9,7 @@ values and literals wait for the reader.
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 
 from lark import Token
 
@@ -17,6 +18,7 @@ from .lexer import InstructionPieces
 from .values import PieceError, parse_operands, parse_shape
 
 NO_OPERAND_NAMES = frozenset({"parameter", "constant"})
+_FIELDS = tuple(f.name for f in fields(Instruction))
 _PARAMETER_NUMBER = re.compile(r"[ \t]*[0-9]+[ \t]*")
 
 
@@ -63,6 +65,15 @@ def built(name: str, line: int, pieces: InstructionPieces, reader: Reader) -> In
         operand_text=text if not names else "", line=line,
         operand_offset=pieces.operands_at, attribute_offsets=pieces.attribute_offsets,
         tail_offset=pieces.tail_at, reader=reader)
+
+
+def changed(instruction: Instruction | Unparsed, **changes) -> Instruction:
+    """A copy of ``instruction`` with some fields changed."""
+    if instruction.unchanged:
+        instruction = instruction.whole
+    values = {name: getattr(instruction, name) for name in _FIELDS}
+    values.update(changes)
+    return Instruction.built(**values)
 
 
 def body(computation: str, tokens: list[Token], reader: Reader) -> list[Instruction | Unparsed]:

@@ -22,15 +22,14 @@ printed itself has none of these, and costs a few checks per instruction.
 
 from __future__ import annotations
 
-from dataclasses import fields
 
-from ..model import Computation, Instruction, Shape, Unparsed
+from ..model import Computation, Instruction, Shape
 from . import pieces
 from .inference import infer, made as made_shape
 from .lexer import ScanError, inline_body, nested_instruction
 from .names import NameUniquer, already_unique, sanitized
 from .opcodes import CALL_ATTRIBUTES, CALL_LISTS, CALLERS, OPCODES, SHAPE_MADE_BY_XLA, writes_inline
-from .pieces import Failure
+from .pieces import Failure, changed
 from .reader import TextReader
 from .values import NestedOperand, Operands
 
@@ -41,19 +40,23 @@ _ASYNC_OWN = frozenset({"sharding", "frontend_attributes", "statistics", "parame
                         "async_execution_thread"})
 _ASYNC_COPIED = frozenset({"metadata", "origin", "backend_config", "frontend_attributes",
                            "statistics"})
-_FIELDS = tuple(f.name for f in fields(Instruction))
 # Names the parser makes up are given with this mark and a number, unique
 # until the module names everything as XLA does (see Program.computations).
 _MADE = "\0"
 
 
-def _changed(instruction: Instruction, **changes) -> Instruction:
-    """A copy of ``instruction`` with some fields changed."""
-    if isinstance(instruction, Unparsed):
-        instruction = instruction.whole
-    values = {name: getattr(instruction, name) for name in _FIELDS}
-    values.update(changes)
-    return Instruction.built(**values)
+def _made(instruction: Instruction, operand_shapes: list) -> Instruction:
+    """``instruction`` (after-all, send, outfeed, ...) with the shape XLA
+    makes for it, and an outfeed with the outfeed_shape XLA gives it when
+    the text leaves it out (its operand's)."""
+    shape = made_shape(instruction.opcode, instruction.shape, operand_shapes) or instruction.shape
+    changes = {"shape": shape} if shape != instruction.shape else {}
+    if instruction.opcode == "outfeed" and operand_shapes and operand_shapes[0] is not None \
+            and instruction.attribute("outfeed_shape") is None:
+        changes["attribute_items"] = instruction.attribute_items + (
+            ("outfeed_shape", str(operand_shapes[0])),)
+        changes["attribute_offsets"] = None
+    return changed(instruction, **changes) if changes else instruction
 
 
 def _base(name: str) -> str:
@@ -77,12 +80,15 @@ class Program:
         # instructions of the computations being built, for replaying names.
         self._made_by: dict[int, list[Computation]] = {}
         self._building: list[list[Instruction]] = []
+        self._async_callers: list[str] = []  # computations with an async-start, in order
 
     # -- computations, as the parser reads them ---------------------------------
 
-    def add(self, computation: Computation, as_written: bool = False) -> Computation:
+    def add(self, computation: Computation, as_written: bool = False,
+            starts_async: bool = True) -> Computation:
         """Take the next computation the parser read; ``as_written`` when the
-        scanner found nothing XLA makes more of in its text (the usual)."""
+        scanner found nothing XLA makes more of in its text (the usual),
+        ``starts_async`` when it has an async-start."""
         if computation.name in self._named:
             raise Failure(computation.offset, f'computation "{computation.name}" already exists')
         built = False
@@ -98,6 +104,9 @@ class Program:
                                           computation.line, computation.offset)
         if self._parser_names is not None and not built and not computation.unchanged:
             self._replay(computation.instructions)  # a build shows it each name as it goes
+        if (starts_async or built) and not computation.unchanged and any(
+                i.opcode == "async-start" for i in computation.instructions):
+            self._async_callers.append(computation.name)
         self._named[computation.name] = computation
         self._computations.append(computation)
         return computation
@@ -123,11 +132,8 @@ class Program:
         out = []
         for instruction in instructions:
             if not instruction.unchanged and instruction.opcode in SHAPE_MADE_BY_XLA:
-                shape = made_shape(instruction.opcode, instruction.shape,
-                                   [shapes.get(o) for o in instruction.operands])
-                if shape is not None and shape != instruction.shape:
-                    instruction = _changed(instruction, shape=shape)
-                    shapes[instruction.name] = shape
+                instruction = _made(instruction, [shapes.get(o) for o in instruction.operands])
+                shapes[instruction.name] = instruction.shape
             out.append(instruction)
         return out if any(a is not b for a, b in zip(out, instructions)) else instructions
 
@@ -164,18 +170,21 @@ class Program:
         if instruction.opcode in CALLERS or instruction.opcode not in OPCODES:
             items = self._inline_calls(instruction, made)
             if items is not None:
-                instruction = _changed(instruction, attribute_items=items, attribute_offsets=None)
+                instruction = changed(instruction, attribute_items=items, attribute_offsets=None)
         opcode, shape = instruction.opcode, instruction.shape
         if opcode not in OPCODES:  # async sugar: custom-call-start, ...
             opcode, changes["attribute_items"] = self._unsugared(instruction, operands, shapes)
             changes["opcode"] = opcode
         if opcode in SHAPE_MADE_BY_XLA:
-            shape = made_shape(opcode, shape, [shapes.get(o) for o in operands]) or shape
+            made = _made(changed(instruction, operands=operands), [shapes.get(o) for o in operands])
+            shape = made.shape
+            if made.attribute_items is not instruction.attribute_items:
+                changes["attribute_items"] = made.attribute_items
         elif shape is None:
             shape = self._inferred(opcode, instruction, operands, shapes)
         if shape is not instruction.shape:
             changes["shape"] = shape
-        built = _changed(instruction, **changes) if changes else instruction
+        built = changed(instruction, **changes) if changes else instruction
         if made:
             self._made_by[id(built)] = made
         out.append(built)
@@ -199,7 +208,7 @@ class Program:
         out.pop()
         shapes.pop(made.name, None)
         name = self._names().unique(f"{made.opcode}.anon")
-        made = _changed(made, name=name)
+        made = changed(made, name=name)
         out.append(made)
         shapes[name] = made.shape
         return made
@@ -287,7 +296,7 @@ class Program:
             operands=(), attribute_items=(), is_root=False, operand_text=str(i),
             line=instruction.line, operand_offset=-1, attribute_offsets=(), tail_offset=-1,
             reader=self.reader) for i, o in enumerate(operands)]
-        root = _changed(instruction, name=self._made_up(wrapped), opcode=wrapped,
+        root = changed(instruction, name=self._made_up(wrapped), opcode=wrapped,
                         shape=shape.tuple_shapes[1], operands=tuple(p.name for p in parameters),
                         attribute_items=tuple((n, t) for n, t in items if n not in _ASYNC_OWN
                                               or n in _ASYNC_COPIED),
@@ -328,11 +337,48 @@ class Program:
         """Every computation, named as XLA names them: computation names
         and instruction names (across the module) made unique, in the order
         the computations were made (hlodiff/syntax/names.py)."""
+        if self._async_callers:
+            self._give_threads()
         computations = self._computations
         if not self._made and already_unique([c.name for c in computations]) and already_unique(
                 [i.name for c in computations if not c.unchanged for i in c.instructions]):
             return tuple(computations)
         return self._renamed(computations)
+
+    def _give_threads(self) -> None:
+        """An async-start runs what it calls on its thread (main unless
+        ``async_execution_thread`` says otherwise): XLA sets that thread on
+        every computation it reaches, and on the async-starts among them
+        (``SetThreadName`` in hlo_instructions.cc). Later ones win."""
+        index = {c.name: k for k, c in enumerate(self._computations)}
+        for caller in self._async_callers:
+            for instruction in self._computations[index[caller]].instructions:
+                if instruction.opcode == "async-start":
+                    thread = instruction.attribute("async_execution_thread")
+                    name = "main" if thread is None else str(self.reader.attribute_value(thread))
+                    for called in instruction.called_computations:
+                        self._set_thread(called, name, index, set())
+
+    def _set_thread(self, name: str, thread: str, index: dict, seen: set) -> None:
+        if name not in index or name in seen:
+            return
+        seen.add(name)
+        computation = self._computations[index[name]]
+        if computation.unchanged:
+            return
+        instructions = []
+        for instruction in computation.instructions:
+            if instruction.opcode == "async-start":
+                items = tuple(i for i in instruction.attribute_items if i[0] != "async_execution_thread")
+                if thread != "main":
+                    items += (("async_execution_thread", '"' + thread + '"'),)
+                instruction = changed(instruction, attribute_items=items, attribute_offsets=None)
+            instructions.append(instruction)
+            for called in instruction.called_computations:
+                self._set_thread(called, thread, index, seen)
+        self._computations[index[name]] = Computation(
+            name, tuple(instructions), computation.is_entry, None if thread == "main" else thread,
+            computation.line, computation.offset)
 
     def _renamed(self, computations: list[Computation]) -> tuple[Computation, ...]:
         computation_names, instruction_names = NameUniquer(), NameUniquer()
@@ -363,7 +409,7 @@ class Program:
                     changes["operands"] = tuple(local.get(o, o) for o in instruction.operands)
                 if calls_change and instruction.called_computations:
                     changes["attribute_items"] = _renamed_calls(instruction, renamed)
-                instructions.append(_changed(instruction, **changes) if changes else instruction)
+                instructions.append(changed(instruction, **changes) if changes else instruction)
             out.append(Computation(renamed[computation.name], tuple(instructions),
                                    computation.is_entry, computation.execution_thread,
                                    computation.line, computation.offset))

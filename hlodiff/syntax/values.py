@@ -496,35 +496,37 @@ _SCALAR_LITERAL = re.compile(r"\s*(-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][
 
 
 def parse_literal(text: str, shape: Shape | None, source: Source | None = None,
-                  offset: int = -1) -> Literal:
+                  offset: int = -1, reader=None) -> Literal:
     """Read the literal of ``constant(...)``; errors point into the file when possible."""
     try:
-        return _literal(text, shape)
+        return _literal(text, shape, reader)
     except PieceError as err:
         if source is not None and offset >= 0:
             raise source.error(offset + err.offset, err.message) from None
         raise HloSyntaxError(f"constant: {err.message}") from None
 
 
-def _literal(text: str, shape: Shape | None) -> Literal:
+def _literal(text: str, shape: Shape | None, reader) -> Literal:
     stripped = text.strip()
+    element_type = None if shape is None else shape.element_type
+    dimensions = () if shape is None else shape.dimensions
     m = _SCALAR_LITERAL.fullmatch(text)
     if m is not None:
-        return Literal(stripped, (stripped,))
+        return Literal(stripped, (stripped,), False, (), element_type, dimensions, reader)
     if shape is not None and shape.is_tuple:
         value = parse_value(text)
         if not isinstance(value, tuple) or len(value) != len(shape.tuple_shapes):
             raise PieceError(0, f"tuple literal does not match shape {shape}")
         parts = []
         for part, part_shape in zip(split_operands(stripped[1:-1]), shape.tuple_shapes):
-            parts.append(_literal(part[1], part_shape))
-        return Literal(stripped, parts=tuple(parts))
+            parts.append(_literal(part[1], part_shape, reader))
+        return Literal(stripped, (), False, tuple(parts), "tuple", (), reader)
     elements = _dense_array_elements(text, shape)
     if elements is not None:
-        return Literal(stripped, elements)
+        return Literal(stripped, elements, False, (), element_type, dimensions, reader)
     value = parse_value(text)
     if value == ["..."]:
-        return Literal(stripped, elided=True)
+        return Literal(stripped, (), True, (), element_type, dimensions, reader)
     complex_type = shape is not None and shape.element_type in ("c64", "c128")
     elements: list[str] = []
     depth = _flatten(value, elements, complex_type, 0)
@@ -533,7 +535,7 @@ def _literal(text: str, shape: Shape | None) -> Literal:
     if shape is not None and shape.element_count is not None and shape.dimensions \
             and len(elements) != shape.element_count:
         raise PieceError(0, f"literal has {len(elements)} elements but shape {shape} has {shape.element_count}")
-    return Literal(stripped, tuple(elements))
+    return Literal(stripped, tuple(elements), False, (), element_type, dimensions, reader)
 
 
 _PLAIN_ELEMENT = re.compile(r"-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf"
