@@ -88,7 +88,7 @@ def body(computation: str, tokens: list[Token], reader: Reader) -> list[Instruct
             instructions += unparsed
             read += [None] * len(unparsed)
         else:
-            instructions.append(instruction(piece, reader))
+            instructions.append(built(str(piece), piece.line, piece.extra, reader))
             read.append(piece)
     _check_defined_before_use(computation, read, instructions)
     roots = [i for i in instructions if i.is_root]

@@ -514,6 +514,8 @@ def _literal(text: str, shape: Shape | None, reader) -> Literal:
     if m is not None:
         return Literal(stripped, (stripped,), False, (), element_type, dimensions, reader)
     if shape is not None and shape.is_tuple:
+        if stripped == "{...}":  # XLA prints a large tuple constant so (its parser cannot read it)
+            return Literal(stripped, (), True, (), "tuple", (), reader)
         value = parse_value(text)
         if not isinstance(value, tuple) or len(value) != len(shape.tuple_shapes):
             raise PieceError(0, f"tuple literal does not match shape {shape}")
