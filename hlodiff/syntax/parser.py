@@ -20,11 +20,12 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedInput
 
 from ..errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
-from ..model import Attribute, Computation, Module, StackFrameTable, UnchangedComputation
+from ..model import Attribute, Computation, Literal, Module, StackFrameTable, UnchangedComputation
 from . import pieces
 from .grammars import lalr
 from .program import Program
 from .lexer import HloScanner, ScanError, shape_end, skip
+from .literals import LiteralError, element_bits_of
 from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
 from .reader import TextReader
@@ -332,12 +333,26 @@ def _unexpected(text: str, err: UnexpectedInput, path: str | None) -> HloSyntaxE
 
 
 def check(module: Module) -> None:
-    """Read every attribute value and literal of ``module``; raise the first error."""
+    """Read every attribute value and literal of ``module``, and every
+    literal's values as XLA would store them; raise the first error."""
     for _, instruction in module.instructions():
         for attribute in instruction.attributes:
             check_attribute(attribute)
         if instruction.opcode == "constant":
-            instruction.literal
+            _check_values(instruction.literal, instruction)
+
+
+def _check_values(literal: Literal, instruction) -> None:
+    """Each element must be a value of the literal's type, as XLA requires
+    (in range, a NaN payload that fits, an integer for an integer type)."""
+    for part in literal.parts:
+        _check_values(part, instruction)
+    if literal.elided or literal.parts:
+        return
+    try:
+        element_bits_of(literal)
+    except LiteralError as err:
+        raise instruction.reader.error(instruction.operand_offset, f"constant: {err}") from None
 
 
 def read_text(path: str | Path) -> str:

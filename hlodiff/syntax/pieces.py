@@ -50,21 +50,38 @@ def instruction(token: Token, reader: Reader) -> Instruction:
 def built(name: str, line: int, pieces: InstructionPieces, reader: Reader) -> Instruction:
     """The Instruction named ``name`` of the pieces the scanner cut (at ``line``)."""
     opcode, text = pieces.opcode, pieces.operands
+    shape = shape_at(pieces.shape, pieces.shape_at)
     if opcode in NO_OPERAND_NAMES:
         names = ()
         if opcode == "parameter" and not _PARAMETER_NUMBER.fullmatch(text):
             raise Failure(pieces.operands_at, "parameter(N) needs a parameter number N >= 0")
+        if opcode == "constant" and "{" in text and shape is not None:
+            _check_literal_depth(text, shape, pieces.operands_at)
     else:
         try:
             names = parse_operands(text)
         except PieceError as err:
             raise Failure(pieces.operands_at + err.offset, err.message) from None
     return Instruction.built(
-        name=name, opcode=opcode, shape=shape_at(pieces.shape, pieces.shape_at),
+        name=name, opcode=opcode, shape=shape,
         operands=names, attribute_items=pieces.attributes, is_root=pieces.is_root,
         operand_text=text if not names else "", line=line,
         operand_offset=pieces.operands_at, attribute_offsets=pieces.attribute_offsets,
         tail_offset=pieces.tail_at, reader=reader)
+
+
+def _check_literal_depth(text: str, shape, offset: int) -> None:
+    """A literal nests its braces no deeper than its rank (XLA: "expects
+    nested array in rank N, but sees larger"), so a scalar's has none. The
+    rest of a literal is read when it is asked for; this much is checked on
+    every constant at once, so that no depth of braces is ever read."""
+    if shape.is_tuple:
+        return
+    deeper = re.compile(r"\{(?:\s*\{){%d}" % shape.rank).search(text)
+    if deeper is not None:
+        what = "a scalar's literal has no braces" if shape.rank == 0 else \
+            f"the literal nests braces deeper than its rank ({shape.rank})"
+        raise Failure(offset + deeper.start(), what)
 
 
 def changed(instruction: Instruction | Unparsed, **changes) -> Instruction:
