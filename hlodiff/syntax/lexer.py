@@ -259,6 +259,9 @@ class HloScanner:
 
     def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
+        # The tokens of every body scanned so far: when the scanner fails,
+        # the parser looks in them for an error earlier in the text.
+        self.scanned: list[list[Token]] = []
         self.as_written = True  # of the body being scanned, see Body
         self.starts_async = False
         # What the unchanged pass matched in the other run (see
@@ -416,6 +419,7 @@ class HloScanner:
         self.as_written = True
         self.starts_async = False
         pieces = []
+        self.scanned.append(pieces)
         fast = _FAST_INSTRUCTION.match
         unchanged = self.unchanged
         while True:
@@ -427,14 +431,15 @@ class HloScanner:
                 continue
             m = fast(text, self.pos)
             if m is not None and is_opcode(m.group(4)):
-                pieces.append(self._fast_instruction(m))
-                continue
-            self._skip()
-            if self.pos >= len(text):
-                raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
-            if text[self.pos] == "}":
-                break
-            pieces.append(self._instruction())
+                piece = self._fast_instruction(m)
+            else:
+                self._skip()
+                if self.pos >= len(text):
+                    raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
+                if text[self.pos] == "}":
+                    break
+                piece = self._instruction()
+            pieces.append(piece)
         if not pieces:
             raise ScanError(self.pos, "a computation needs at least one instruction")
         return PieceToken("BODY", "", start, self._line_at(start),

@@ -17,13 +17,14 @@ from functools import partial
 from pathlib import Path
 
 from lark import Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedInput
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from ..errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
 from ..model import Attribute, Computation, Literal, Module, StackFrameTable, UnchangedComputation
 from . import pieces
 from .grammars import lalr
 from .program import Program
+from .strict import tokens as strict_tokens
 from .lexer import HloScanner, ScanError, shape_end, skip
 from .literals import LiteralError, element_bits_of
 from .opcodes import OPCODES, is_opcode
@@ -216,8 +217,10 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
 
     Accepts modules with or without the ``HloModule`` header, in every print
     style XLA has used. Attribute values and literals are read on first use;
-    ``strict=True`` reads them all now, so that any syntax error in them is
-    raised here. Errors are ``HloSyntaxError`` with path, line and column.
+    ``strict=True`` reads the text with the complete grammar
+    (grammar/hlo_full.lark) instead of the fast scanner, and reads every
+    attribute value and literal now, so that any syntax error is raised
+    here. Errors are ``HloSyntaxError`` with path, line and column.
 
     ``unchanged`` holds the runs of lines the unchanged pass matched in
     another run (hlodiff/syntax/unchanged.py, which computes the offsets from
@@ -233,14 +236,18 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the parse allocates millions of objects and frees none
     try:
-        tree = _feed(HloScanner(text, unchanged).tokens())
+        scanner = HloScanner(text, unchanged)
+        tree = _feed(strict_tokens(text) if strict else scanner.tokens())
         module = _ModuleBuilder(reader).transform(tree)
     except ScanError as err:
+        earlier = pieces.first_error((t for body in scanner.scanned for t in body), reader, err.offset)
+        if earlier is not None:
+            raise _failure_error(text, earlier, path) from None
         raise _scan_error(text, err, path) from None
     except Failure as err:
         raise _failure_error(text, err, path) from None
     except UnexpectedInput as err:
-        raise _unexpected(text, err, path) from None
+        raise _grammar_error(text, err, path) from None
     except LarkError as err:
         inner = getattr(err, "orig_exc", None)
         if isinstance(inner, ScanError):
@@ -321,15 +328,27 @@ def _failure_error(text: str, err: Failure, path: str | None) -> HloSyntaxError:
     return syntax_error_at(text, err.offset, err.message, path)
 
 
-def _unexpected(text: str, err: UnexpectedInput, path: str | None) -> HloSyntaxError:
+def _grammar_error(text: str, err: UnexpectedInput, path: str | None) -> HloSyntaxError:
+    """Where the text leaves a grammar (grammar/hlo_full.lark in strict
+    mode, the coarse grammar/hlo.lark otherwise), or what the file is when
+    it is not HLO at all."""
+    if isinstance(err, UnexpectedCharacters):
+        found = _scan_error(text, ScanError(err.pos_in_stream,
+                                            f"unexpected {text[err.pos_in_stream]!r}"), path)
+        return found
     token = getattr(err, "token", None)
     if token is None or token.type == "$END":
         return syntax_error_at(text, len(text), "the text ends too early", path)
     expected = sorted(getattr(err, "expected", ()) or ())
-    what = {"RBRACE": "'}'", "NAME": "an instruction", "LBRACE": "'{'"}
-    wanted = ", ".join(what.get(e, e) for e in expected[:4])
-    return syntax_error_at(text, token.start_pos, f"unexpected {str(token)[:30]!r}"
-                           + (f", expected {wanted}" if wanted else ""), path)
+    wanted = ", ".join(_TOKEN_NAMES.get(e, e) for e in expected[:4])
+    return _scan_error(text, ScanError(token.start_pos, f"unexpected {str(token)[:30]!r}"
+                                       + (f", expected {wanted}" if wanted else "")), path)
+
+
+# How tokens of the grammars are named in messages.
+_TOKEN_NAMES = {"RBRACE": "'}'", "LBRACE": "'{'", "NAME": "a name", "RPAR": "')'", "LPAR": "'('",
+                "COMMA": "','", "EQUAL": "'='", "INT": "an integer", "STRING": "a string",
+                "OPCODE": "an opcode", "ELEMENT_TYPE": "a shape", "ATTR_NAME": "an attribute"}
 
 
 def check(module: Module) -> None:

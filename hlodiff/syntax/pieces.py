@@ -42,9 +42,24 @@ def shape_at(text: str | None, offset: int):
         raise Failure(offset + err.offset, err.message) from None
 
 
-def instruction(token: Token, reader: Reader) -> Instruction:
+def first_error(tokens, reader: Reader, before: int) -> Failure | None:
+    """The first error in the pieces of the INSTRUCTION ``tokens`` that
+    start before offset ``before`` (a later error the scanner found), so
+    that errors are told in the order of the text."""
+    for token in tokens:
+        if token.type != "INSTRUCTION" or token.start_pos >= before:
+            continue
+        try:
+            built(str(token), token.line, token.extra, reader)
+        except Failure as err:
+            return err
+    return None
+
+
+def instruction(reader: Reader, token: Token) -> Instruction:
     """The Instruction of one INSTRUCTION token of the file ``reader`` reads."""
-    return built(str(token), token.line, token.extra, reader)
+    pieces: InstructionPieces = token.extra
+    return built(str(token), token.line, pieces, reader)
 
 
 def built(name: str, line: int, pieces: InstructionPieces, reader: Reader) -> Instruction:

@@ -113,7 +113,7 @@ class TextReader:
         scanner = HloScanner(self.source.text)
         scanner.pos, scanner.line, scanner._line_pos = offset, line, offset
         try:
-            return pieces.instruction(scanner.instruction(), self)
+            return pieces.instruction(self, scanner.instruction())
         except ScanError as err:
             raise self.error(err.offset, err.message) from None
         except pieces.Failure as err:

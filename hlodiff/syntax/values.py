@@ -366,6 +366,7 @@ def int_list(attr: Attribute) -> tuple[int, ...]:
     return tuple(items)
 
 
+_DIM_LABELS = re.compile(r"[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}")
 _WINDOW_KEYS = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal"}
 
 
@@ -384,6 +385,9 @@ def check_attribute(attr: Attribute) -> None:
                     if len(part.split("_")) != 2:
                         raise attribute_error(
                             attr, f"window pad {item} must be low_high for each dimension")
+    elif name == "dim_labels":
+        if not _DIM_LABELS.fullmatch(attr.text.strip()):
+            raise attribute_error(attr, "dim_labels must read like b01f_01io->b01f")
     elif name == "result_accuracy":
         if not isinstance(value, dict):
             raise attribute_error(attr, "result_accuracy expects {mode=...} or {tolerance={...}}")
