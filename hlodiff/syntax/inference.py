@@ -87,6 +87,22 @@ def _int_list(text: str | None) -> tuple[int, ...] | None:
         return None
 
 
+# The opcodes whose shape XLA's parser infers when the text leaves it out
+# (CanInferShape in hlo_parser.cc); for any other the shape is required.
+INFERABLE = frozenset("""
+abs acos acosh add add-dependency after-all and asin asinh atan2 atanh batch-norm-grad
+batch-norm-inference batch-norm-training broadcast call cbrt ceil cholesky clamp compare
+complex concatenate conditional convolution copy cosh cosine count-leading-zeros divide
+domain dot erf exponential exponential-minus-one fft floor gather get-dimension-size
+get-tuple-element imag is-finite log log-plus-one logistic map maximum minimum multiply
+negate not opt-barrier or pad partition-id popcnt power ragged-dot real reduce
+reduce-window remainder replica-id reverse round-nearest-afz round-nearest-even rsqrt
+scaled-dot scan scatter select select-and-scatter set-dimension-size shift-left
+shift-right-arithmetic shift-right-logical sign sine sinh sort sqrt subtract tan tanh
+topk transpose triangular-solve tuple while xor
+""".split())
+
+
 def made(opcode: str, given: Shape | None, operands: list[Shape | None]) -> Shape | None:
     """The shape XLA gives an instruction of ``SHAPE_MADE_BY_XLA`` (the
     ``HloInstruction::Create...`` of the opcode builds it, ignoring the

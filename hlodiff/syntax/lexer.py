@@ -128,7 +128,7 @@ _SIMPLE_ATTR = re.compile(rf"""
 # A computation's parameter list whose brackets and braces nest one level at
 # most, with no strings, comments or tuple shapes: read in one match.
 _FLAT_PARAMETERS = re.compile(r"""\((?:[^()"'/\[\]{}]++|\[[^()"'/\[\]{}]*+\]|\{[^()"'/\[\]{}]*+\})*+\)""")
-_SHAPE_START = re.compile(r"b\(|\(|[a-z][a-z0-9]*\[")
+_SHAPE_START = re.compile(r"b\(|\(|[a-z][a-z0-9]*[ \t\r\n]*\[")
 _TABLE_KEYWORDS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 
@@ -196,11 +196,12 @@ def skip(text: str, pos: int) -> int:
 def value_end(text: str, pos: int) -> int:
     """Index after an attribute value starting at ``pos``.
 
-    A value is a run of words, strings and bracket groups; it may contain
-    spaces (``mesh['x'=2] {'x'}``, ``literal=s32[] 1``) but ends at a comma,
-    a line break or a closing bracket at its own level, and before what
-    starts the next instruction when a formatter put two on one line
-    (``index=0 a5 = f16[] ...``, ``index=0 ROOT t = ...``).
+    A value is a word, a string or a bracket group, then maybe more groups,
+    strings or numbers after white space (``mesh['x'=2] {'x'}``,
+    ``literal=s32[] 1``), as grammar/hlo_full.lark's ``generic_value``. It
+    ends at a comma, a closing bracket at its own level, or white space
+    followed by anything else (the next instruction, when a formatter put
+    two on one line: ``index=0 a5 = f16[] ...``).
     """
     start = pos
     n = len(text)
@@ -208,15 +209,16 @@ def value_end(text: str, pos: int) -> int:
         c = text[pos]
         if c in "({[":
             pos = balanced_end(text, pos)
+            if pos < n and text[pos] not in " \t\r\n,)}]" and not _MORE_VALUE.match(text, pos):
+                break  # "{...}next": the value ended at its bracket
         elif c in "\"'":
             pos = _string_end(text, pos)
-        elif c == " " or c == "\t":
-            ahead = _SKIP_INLINE.match(text, pos).end()
-            if ahead >= n or text[ahead] in ",\n})]" or text.startswith("//", ahead) \
-                    or _NEXT_INSTRUCTION.match(text, ahead):
+        elif c in " \t\r\n":
+            ahead = _SKIP.match(text, pos).end()
+            if ahead >= n or not _MORE_VALUE.match(text, ahead):
                 break
             pos = ahead
-        elif c in ",\n)}]":
+        elif c in ",)}]":
             break
         elif c == "/" and text.startswith(("/*", "//"), pos):
             break
@@ -228,6 +230,11 @@ def value_end(text: str, pos: int) -> int:
     if pos == start:
         raise ScanError(start, "expected a value")
     return pos
+
+
+# What may follow a value's first term after white space: a bracket group,
+# a string, a number, or the rest of an iota device list ("<=[4]T(1,0)").
+_MORE_VALUE = re.compile(r"""[{(\["']|-?\.?[0-9]|-?inf\b|-?nan\b|<=|T\s*\(""")
 
 
 # What starts an instruction (or a computation) after a value on the same line.
@@ -249,7 +256,7 @@ def shape_end(text: str, pos: int) -> int:
     brace = skip(text, end)
     if brace < len(text) and text[brace] == "{":
         after = skip(text, brace + 1)
-        if after < len(text) and (text[after].isdigit() or text[after] == ":"):
+        if after < len(text) and (text[after].isdigit() or text[after] in ":-"):
             end = balanced_end(text, brace)
     return end
 
@@ -259,9 +266,12 @@ class HloScanner:
 
     def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
-        # The tokens of every body scanned so far: when the scanner fails,
-        # the parser looks in them for an error earlier in the text.
+        # The tokens scanned so far whose text is checked later (the
+        # instructions of each body, header attributes, signatures, frame
+        # table entries), in the order of the text: when a later error
+        # comes first, the parser looks in them for an earlier one.
         self.scanned: list[list[Token]] = []
+        self.bodies: list[list[Token]] = []  # the tokens of each body: their values are names
         self.as_written = True  # of the body being scanned, see Body
         self.starts_async = False
         # What the unchanged pass matched in the other run (see
@@ -286,6 +296,11 @@ class HloScanner:
             self.line -= self.text.count("\n", offset, self._line_pos)
         self._line_pos = offset
         return self.line
+
+    def _kept(self, token: Token) -> Token:
+        """``token``, also kept in ``scanned``: its text is checked later."""
+        self.scanned.append([token])
+        return token
 
     def _skip(self) -> None:
         self.pos = skip(self.text, self.pos)
@@ -348,8 +363,8 @@ class HloScanner:
             m = _ATTR_NAME.match(self.text, self.pos)
             if m is None:
                 raise ScanError(self.pos, "expected a header attribute name=value")
-            self.pos = value_end(self.text, m.end())
-            yield self._token("HEADER_ATTR", self.text[start:self.pos], start)
+            self.pos = value_end(self.text, skip(self.text, m.end()))
+            yield self._kept(self._token("HEADER_ATTR", self.text[start:self.pos], start))
 
     def _stack_frame_index(self) -> Iterator[Token]:
         text = self.text
@@ -368,11 +383,11 @@ class HloScanner:
                 self.pos = skip(text, m.end())
                 if self.pos < len(text) and text[self.pos] == "{":
                     self.pos = balanced_end(text, self.pos)
-                elif self.pos < len(text) and text[self.pos] == '"':
+                elif self.pos < len(text) and text[self.pos] in "\"'":
                     self.pos = _string_end(text, self.pos)
                 else:
                     raise ScanError(self.pos, f"expected a string or {{...}} in {keyword}")
-                yield self._token("TABLE_ENTRY", text[start:self.pos], start)
+                yield self._kept(self._token("TABLE_ENTRY", text[start:self.pos], start))
 
     def _computation(self) -> Iterator[Token]:
         text = self.text
@@ -390,7 +405,7 @@ class HloScanner:
             if not text.startswith("->", self.pos):
                 raise ScanError(self.pos, "expected '->' and the result shape")
             self.pos = shape_end(text, skip(text, self.pos + 2))
-            yield self._token("SIGNATURE", text[start:self.pos], start)
+            yield self._kept(self._token("SIGNATURE", text[start:self.pos], start))
             self._skip()
         if not text.startswith("{", self.pos):
             raise ScanError(self.pos, "expected '{' to open the computation")
@@ -399,14 +414,14 @@ class HloScanner:
         yield self._body()
         yield self._token("RBRACE", "}", self.pos)
         self.pos += 1
-        after = _SKIP_INLINE.match(text, self.pos).end()
+        after = skip(text, self.pos)
         if text.startswith(",", after):
             self.pos = skip(text, after + 1)
             m = _ATTR_NAME.match(text, self.pos)
             if m is None or m.group(1) != "execution_thread":
                 raise ScanError(self.pos, "expected execution_thread= after the computation")
             start = self.pos
-            self.pos = value_end(text, m.end())
+            self.pos = value_end(text, skip(text, m.end()))
             yield self._token("EXEC_THREAD", text[m.end():self.pos], start)
 
     def _body(self) -> Token:
@@ -420,6 +435,7 @@ class HloScanner:
         self.starts_async = False
         pieces = []
         self.scanned.append(pieces)
+        self.bodies.append(pieces)
         fast = _FAST_INSTRUCTION.match
         unchanged = self.unchanged
         while True:
@@ -536,8 +552,6 @@ class HloScanner:
                 offsets.append(m.start(2))
                 self.pos = m.end()
                 continue
-            if text.startswith("\n", self.pos):  # the usual end of an instruction
-                break
             after = skip(text, self.pos)
             if not text.startswith(",", after):
                 break

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import re
 from functools import partial
+from itertools import chain
 from pathlib import Path
 
 from lark import Token, Transformer, v_args
@@ -24,23 +25,24 @@ from ..model import Attribute, Computation, Literal, Module, StackFrameTable, Un
 from . import pieces
 from .grammars import lalr
 from .program import Program
-from .strict import tokens as strict_tokens
-from .lexer import HloScanner, ScanError, shape_end, skip
+from .strict import check_piece, tokens as strict_tokens
+from .lexer import HloScanner, ScanError, balanced_end, shape_end, skip
 from .literals import LiteralError, element_bits_of
 from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
 from .reader import TextReader
-from .values import PieceError, check_attribute, parse_shape, parse_value
+from .values import PieceError, check_attribute, parse_shape, parse_value, split_operands
 
 
 @v_args(inline=True)
 class _ModuleBuilder(Transformer):
     """Turns the tree of one parse into model objects; one per parse."""
 
-    def __init__(self, reader: TextReader):
+    def __init__(self, reader: TextReader, names: list[str] | None = None):
         super().__init__()
         self.reader = reader
         self.program = Program(reader)
+        self.names = names  # every instruction name, when the scanner read every line
 
     def computation(self, entry, name, signature, _lbrace, body, _rbrace, thread):
         instructions = pieces.body(str(name), body.extra.pieces, self.reader)
@@ -69,7 +71,7 @@ class _ModuleBuilder(Transformer):
         try:
             check_header_attribute(attribute)
         except PieceError as err:
-            raise Failure(attribute.offset + err.offset, err.message) from None
+            raise Failure(attribute.offset + err.offset, err.message, True) from None
         return attribute
 
     def stack_frame_index(self, *items):
@@ -83,7 +85,7 @@ class _ModuleBuilder(Transformer):
 
     def start(self, header, frames, *_as_read):
         self.reader.frames = frames
-        computations = self.program.computations()
+        computations = self.program.computations(self.names)
         entries = [c for c in computations if c.is_entry]
         if len(entries) > 1:
             raise Failure(entries[1].offset,
@@ -97,12 +99,47 @@ class _ModuleBuilder(Transformer):
 
 
 def _check_signature(signature: Token) -> None:
-    """The result shape after '->' must be a shape; parameter shapes too."""
+    """The result shape after '->' must be a shape (the parameters'
+    shapes are checked by ``check``: the model keeps none of them)."""
     text = str(signature)
     arrow = text.rfind("->")
     result = text[arrow + 2:]
     pieces.shape_at(result.strip(), signature.start_pos + arrow + 2
                     + (len(result) - len(result.lstrip())))
+
+
+def _check_parameters(signature: Token) -> None:
+    """``(name: shape, ...)`` of a signature: each shape must be a shape
+    (the names are XLA's to ignore)."""
+    text = str(signature)
+    close = text.rfind(")", 0, text.rfind("->"))
+    try:
+        parameters = split_operands(text[1:close]) if text[1:close].strip() else []
+    except PieceError as err:
+        raise Failure(signature.start_pos + 1 + err.offset, err.message, True) from None
+    for offset, item in parameters:
+        name = _PARAMETER_NAME.match(item)
+        if name is None:
+            raise Failure(signature.start_pos + 1 + offset, "expected name: shape", True)
+        pieces.shape_at(item[name.end():].rstrip(), signature.start_pos + 1 + offset + name.end())
+
+
+_COMPUTATION_NAME = re.compile(r"%?[A-Za-z_][\w.\-]*")
+
+
+def _signature(text: str, computation) -> Token | None:
+    """The signature written after ``computation``'s name, as the scanner cut it."""
+    name = _COMPUTATION_NAME.match(text, computation.offset)
+    if name is None:
+        return None
+    pos = skip(text, name.end())
+    if not text.startswith("(", pos):
+        return None
+    end = shape_end(text, skip(text, skip(text, balanced_end(text, pos)) + 2))
+    return Token("SIGNATURE", text[pos:end], pos)
+
+
+_PARAMETER_NAME = re.compile(r"\s*(?:/\*.*?\*/\s*)*[A-Za-z_][\w.\-]*(?::|\s)\s*", re.S)
 
 
 _TABLE_KEY = re.compile(r"\s*(-?\d+)")
@@ -117,9 +154,9 @@ def _frame_table(files, functions, locations, frames) -> StackFrameTable:
             try:
                 value = parse_value(text[key.end():])
             except PieceError as err:
-                raise Failure(token.start_pos + key.end() + err.offset, err.message) from None
+                raise Failure(token.start_pos + key.end() + err.offset, err.message, True) from None
             if names is None and not isinstance(value, str):
-                raise Failure(token.start_pos + key.end(), "expected a string")
+                raise Failure(token.start_pos + key.end(), "expected a string", True)
             if names is not None:
                 if not isinstance(value, dict) or \
                         not all(type(value.get(n, 0)) is int for n in names):
@@ -184,7 +221,6 @@ def _check_alias_table(name: str, text: str) -> None:
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")):
         raise PieceError(0, f"{name} must be a brace-enclosed list")
-    from .values import split_operands
     lead = text.index("{") + 1
     for offset, entry in split_operands(stripped[1:-1]) if stripped[1:-1].strip() else []:
         at = lead + offset
@@ -235,26 +271,14 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
     reader = TextReader(Source(text, path))
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the parse allocates millions of objects and frees none
+    scanner = HloScanner(text, unchanged)
     try:
-        scanner = HloScanner(text, unchanged)
         tree = _feed(strict_tokens(text) if strict else scanner.tokens())
-        module = _ModuleBuilder(reader).transform(tree)
-    except ScanError as err:
-        earlier = pieces.first_error((t for body in scanner.scanned for t in body), reader, err.offset)
-        if earlier is not None:
-            raise _failure_error(text, earlier, path) from None
-        raise _scan_error(text, err, path) from None
-    except Failure as err:
-        raise _failure_error(text, err, path) from None
-    except UnexpectedInput as err:
-        raise _grammar_error(text, err, path) from None
-    except LarkError as err:
-        inner = getattr(err, "orig_exc", None)
-        if isinstance(inner, ScanError):
-            raise _scan_error(text, inner, path) from None
-        if isinstance(inner, Failure):
-            raise _failure_error(text, inner, path) from None
-        raise HloSyntaxError(str(err), path=path) from None
+        names = None if strict or unchanged else list(chain.from_iterable(scanner.bodies))
+        module = _ModuleBuilder(reader, names).transform(tree)
+    except (ScanError, Failure, UnexpectedInput, LarkError) as err:
+        raise _error(text, getattr(err, "orig_exc", None) or err, scanner, reader, path,
+                     strict) from None
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -290,6 +314,71 @@ def _xla_makes_more(text: str) -> bool:
         if word not in OPCODES and is_opcode(word):
             return True
     return False
+
+
+def _error(text: str, err: Exception, scanner: HloScanner, reader: TextReader,
+           path: str | None, strict: bool) -> HloSyntaxError:
+    """The error to tell: the first syntax error in the text, as the
+    complete grammar would find it, before any check's."""
+    if isinstance(err, UnexpectedInput):
+        return _grammar_error(text, err, path)
+    told = None
+    if isinstance(err, ScanError) or isinstance(err, Failure) and not err.grammatical:
+        before = err.offset if isinstance(err, ScanError) else len(text) + 1
+        earlier = _first_error((t for kept in scanner.scanned for t in kept), reader, before)
+        if earlier is not None:
+            told = _failure_error(text, earlier, path)
+    if told is None:
+        if isinstance(err, ScanError):
+            told = _scan_error(text, err, path)
+        elif isinstance(err, Failure):
+            told = _failure_error(text, err, path)
+        else:
+            return HloSyntaxError(str(err), path=path)
+    if not strict and len(text) <= _LOCATED_BY_GRAMMAR:
+        # The scanner finds where pieces end, not which token is wrong: the
+        # complete grammar says where the text first leaves it.
+        try:
+            for _ in strict_tokens(text):
+                pass
+        except UnexpectedInput as exact:
+            located = _grammar_error(text, exact, path)
+            if located.line != told.line:
+                return located
+    return told
+
+
+# Texts up to this size are read with the complete grammar when the fast
+# path finds an error, to tell the first one where the grammar does
+# (a second at most; bigger texts keep the fast path's error).
+_LOCATED_BY_GRAMMAR = 500_000
+
+
+def _first_error(tokens, reader: TextReader, before: int) -> Failure | None:
+    """The first syntax error in the text of ``tokens`` (those the scanner
+    kept, see HloScanner.scanned) that start before offset ``before``, so
+    that syntax errors are told in the order of the text, as the complete
+    grammar tells them (checks come after both)."""
+    builder = _ModuleBuilder(reader)
+    for token in tokens:
+        if token.start_pos >= before:
+            break
+        try:
+            if token.type == "INSTRUCTION":
+                pieces.built(str(token), token.line, token.extra, reader)
+            elif token.type == "HEADER_ATTR":
+                builder._header_attribute(token)
+            elif token.type == "SIGNATURE":
+                _check_signature(token)
+                _check_parameters(token)
+            elif token.type == "TABLE_ENTRY":
+                parse_value(str(token)[_TABLE_KEY.match(str(token)).end():])
+        except Failure as err:
+            if err.grammatical:
+                return err
+        except PieceError as err:
+            return Failure(token.start_pos + err.offset, err.message, True)
+    return None
 
 
 def _feed(tokens):
@@ -352,13 +441,54 @@ _TOKEN_NAMES = {"RBRACE": "'}'", "LBRACE": "'{'", "NAME": "a name", "RPAR": "')'
 
 
 def check(module: Module) -> None:
-    """Read every attribute value and literal of ``module``, and every
-    literal's values as XLA would store them; raise the first error."""
+    """Read every attribute value and literal of ``module`` with its rule of
+    the complete grammar (grammar/hlo_full.lark), then as the model reads
+    it, and every literal's values as XLA would store them; raise the
+    first error (syntax errors before the rest, as a strict parse finds them)."""
+    for attribute in module.header:
+        _check_piece(f"{attribute.name}={attribute.text}", "header_attribute", attribute,
+                     attribute.offset - len(attribute.name) - 1)
+    for computation in module.computations:
+        source = next((i.reader.source for i in computation.instructions[:1] if not i.unchanged), None)
+        signature = None if source is None or computation.offset < 0 else \
+            _signature(source.text, computation)
+        if signature is not None:
+            try:
+                _check_parameters(signature)
+            except Failure as err:
+                raise source.error(err.offset, err.message) from None
+    for _, instruction in module.instructions():
+        for attribute in instruction.attributes:
+            _check_piece(f"{attribute.name}={attribute.text}", "attribute", attribute,
+                         attribute.offset - len(attribute.name) - 1)
+        if instruction.opcode == "constant":
+            _check_piece(instruction.operand_text, "literal", instruction, instruction.operand_offset)
     for _, instruction in module.instructions():
         for attribute in instruction.attributes:
             check_attribute(attribute)
+        instruction.called_computations  # names, or computations XLA would make of them
         if instruction.opcode == "constant":
             _check_values(instruction.literal, instruction)
+
+
+def _check_piece(text: str, rule: str, owner, offset: int) -> None:
+    """``text`` must read with ``rule`` of the complete grammar; pieces made
+    by hlodiff, with no place in the file (offset < 0), are not checked."""
+    if offset < 0:
+        return
+    try:
+        check_piece(text, rule)
+    except UnexpectedInput as err:
+        source = owner.reader.source
+        error = _grammar_error(text, err, None)
+        raise syntax_error_at(source.text, offset + _offset_in(text, error), error.reason,
+                              source.path) from None
+
+
+def _offset_in(text: str, error: HloSyntaxError) -> int:
+    """The offset in ``text`` of a line and column an error names."""
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[:error.line - 1]) + error.column - 1
 
 
 def _check_values(literal: Literal, instruction) -> None:

@@ -24,12 +24,15 @@ _PARAMETER_NUMBER = re.compile(r"[ \t]*[0-9]+[ \t]*")
 
 class Failure(Exception):
     """A syntax error found while building the model, at a character offset
-    of the file; the parser turns it into an ``HloSyntaxError``."""
+    of the file; the parser turns it into an ``HloSyntaxError``.
+    ``grammatical`` when the complete grammar rejects it too (a malformed
+    shape); a check (an operand defined nowhere) is not."""
 
-    def __init__(self, offset: int, message: str):
+    def __init__(self, offset: int, message: str, grammatical: bool = False):
         super().__init__(message)
         self.offset = offset
         self.message = message
+        self.grammatical = grammatical
 
 
 def shape_at(text: str | None, offset: int):
@@ -39,21 +42,7 @@ def shape_at(text: str | None, offset: int):
     try:
         return parse_shape(text)
     except PieceError as err:
-        raise Failure(offset + err.offset, err.message) from None
-
-
-def first_error(tokens, reader: Reader, before: int) -> Failure | None:
-    """The first error in the pieces of the INSTRUCTION ``tokens`` that
-    start before offset ``before`` (a later error the scanner found), so
-    that errors are told in the order of the text."""
-    for token in tokens:
-        if token.type != "INSTRUCTION" or token.start_pos >= before:
-            continue
-        try:
-            built(str(token), token.line, token.extra, reader)
-        except Failure as err:
-            return err
-    return None
+        raise Failure(offset + err.offset, err.message, err.grammatical) from None
 
 
 def instruction(reader: Reader, token: Token) -> Instruction:
@@ -69,14 +58,15 @@ def built(name: str, line: int, pieces: InstructionPieces, reader: Reader) -> In
     if opcode in NO_OPERAND_NAMES:
         names = ()
         if opcode == "parameter" and not _PARAMETER_NUMBER.fullmatch(text):
-            raise Failure(pieces.operands_at, "parameter(N) needs a parameter number N >= 0")
+            raise Failure(pieces.operands_at, "parameter(N) needs a parameter number N >= 0",
+                          not re.fullmatch(r"\s*-?[0-9]+\s*", text))
         if opcode == "constant" and "{" in text and shape is not None:
             _check_literal_depth(text, shape, pieces.operands_at)
     else:
         try:
             names = parse_operands(text)
         except PieceError as err:
-            raise Failure(pieces.operands_at + err.offset, err.message) from None
+            raise Failure(pieces.operands_at + err.offset, err.message, err.grammatical) from None
     return Instruction.built(
         name=name, opcode=opcode, shape=shape,
         operands=names, attribute_items=pieces.attributes, is_root=pieces.is_root,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..model import Computation, Instruction, Shape
 from . import pieces
-from .inference import infer, made as made_shape
+from .inference import INFERABLE, infer, made as made_shape
 from .lexer import ScanError, inline_body, nested_instruction
 from .names import NameUniquer, already_unique, sanitized
 from .opcodes import CALL_ATTRIBUTES, CALL_LISTS, CALLERS, OPCODES, SHAPE_MADE_BY_XLA, writes_inline
@@ -81,6 +81,7 @@ class Program:
         self._made_by: dict[int, list[Computation]] = {}
         self._building: list[list[Instruction]] = []
         self._async_callers: list[str] = []  # computations with an async-start, in order
+        self._built = False  # whether any computation was built: names the text does not give
 
     # -- computations, as the parser reads them ---------------------------------
 
@@ -96,6 +97,7 @@ class Program:
             instructions = computation.instructions
             if self._needs_building(instructions):
                 instructions, built = self._build(instructions), True
+                self._built = True
             elif any(i.opcode in SHAPE_MADE_BY_XLA for i in instructions if not i.unchanged):
                 instructions = self._with_made_shapes(instructions)
             if instructions is not computation.instructions:
@@ -181,6 +183,9 @@ class Program:
             if made.attribute_items is not instruction.attribute_items:
                 changes["attribute_items"] = made.attribute_items
         elif shape is None:
+            if opcode not in INFERABLE:
+                raise Failure(instruction.operand_offset - 1,
+                              f"{opcode} needs its shape: XLA infers none for it")
             shape = self._inferred(opcode, instruction, operands, shapes)
         if shape is not instruction.shape:
             changes["shape"] = shape
@@ -333,15 +338,18 @@ class Program:
 
     # -- the module --------------------------------------------------------------------------
 
-    def computations(self) -> tuple[Computation, ...]:
+    def computations(self, names: list[str] | None = None) -> tuple[Computation, ...]:
         """Every computation, named as XLA names them: computation names
         and instruction names (across the module) made unique, in the order
-        the computations were made (hlodiff/syntax/names.py)."""
+        the computations were made (hlodiff/syntax/names.py). ``names``:
+        every instruction's name as the scanner read them, when it read all
+        (quicker to gather than from the instructions)."""
         if self._async_callers:
             self._give_threads()
         computations = self._computations
-        if not self._made and already_unique([c.name for c in computations]) and already_unique(
-                [i.name for c in computations if not c.unchanged for i in c.instructions]):
+        if names is None or self._built:
+            names = [i.name for c in computations if not c.unchanged for i in c.instructions]
+        if not self._made and already_unique([c.name for c in computations]) and already_unique(names):
             return tuple(computations)
         return self._renamed(computations)
 

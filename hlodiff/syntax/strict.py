@@ -24,7 +24,7 @@ from .opcodes import as_written
 def tokens(text: str) -> Iterator[Token]:
     """The scanner's tokens for ``text``, cut from the complete grammar's
     tree; raises Lark's UnexpectedInput where the text leaves the grammar."""
-    module = lalr("hlo_full", propagate_positions=True).parse(text).children[0]
+    module = full_grammar().parse(text, start="start").children[0]
     header, frames, *computations = module.children
     if header is not None:
         yield from _header(text, header)
@@ -34,6 +34,22 @@ def tokens(text: str) -> Iterator[Token]:
         yield from _computation(text, computation)
 
 
+# The rules of the complete grammar a text or a piece is read from.
+_STARTS = ("start", "attribute", "header_attribute", "literal")
+
+
+def full_grammar():
+    """grammar/hlo_full.lark, ready to read a module or one of its pieces."""
+    return lalr("hlo_full", _STARTS, propagate_positions=True)
+
+
+def check_piece(text: str, rule: str) -> None:
+    """Read ``text`` (an attribute ``name=value``, a header attribute, a
+    literal) with its rule of the complete grammar; raises Lark's
+    UnexpectedInput where it leaves the grammar."""
+    full_grammar().parse(text, start=rule)
+
+
 def _token(kind: str, value: str, at: int, line: int) -> Token:
     return Token(kind, value, at, line)
 
@@ -41,7 +57,7 @@ def _token(kind: str, value: str, at: int, line: int) -> Token:
 def _header(text: str, header: Tree) -> Iterator[Token]:
     yield _token("KW_HLOMODULE", "HloModule", header.meta.start_pos, header.meta.line)
     name = header.children[0]
-    yield _token("MODULE_NAME", str(name).rstrip(":"), name.start_pos, name.line)
+    yield _token("MODULE_NAME", str(name).rstrip(":").lstrip("%"), name.start_pos, name.line)
     for attribute in header.children[1:]:
         start, end = attribute.meta.start_pos, attribute.meta.end_pos
         yield _token("HEADER_ATTR", text[start:end], start, attribute.meta.line)

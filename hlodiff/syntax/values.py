@@ -34,12 +34,15 @@ f6e3m2fn f6e2m3fn f4e2m1fn c64 c128 token opaque
 
 
 class PieceError(Exception):
-    """A syntax error at ``offset`` inside a piece of text."""
+    """A syntax error at ``offset`` inside a piece of text. ``grammatical``
+    is False for what the complete grammar (grammar/hlo_full.lark) accepts
+    and only a check rejects (a layout without one entry per dimension)."""
 
-    def __init__(self, offset: int, message: str):
+    def __init__(self, offset: int, message: str, grammatical: bool = True):
         super().__init__(message)
         self.offset = offset
         self.message = message
+        self.grammatical = grammatical
 
 
 def _lark_error(exc: LarkError, what: str) -> PieceError:
@@ -69,7 +72,7 @@ class _ShapeBuilder(Transformer):
             layout = default_layout(str(element_type), len(dims))
         elif len(layout.minor_to_major) != len(dims):
             raise PieceError(element_type.start_pos,
-                             f"layout {layout} does not have one entry per dimension")
+                             f"layout {layout} does not have one entry per dimension", False)
         return Shape(str(element_type), tuple(d[0] for d in dims), tuple(d[1] for d in dims), layout)
 
     def tuple_shape(self, *shapes):
@@ -79,24 +82,24 @@ class _ShapeBuilder(Transformer):
         return Shape("buffer", tuple_shapes=(inner,))
 
     def static_dim(self, n):
-        return (int(n), False)
+        return (_size(n), False)
 
     def bounded_dim(self, n):
-        return (int(n), True)
+        return (_size(n), True)
 
     def unbounded_dim(self):
         return (None, False)
 
     def layout(self, *items):
-        order = tuple(int(i) for i in items if isinstance(i, str))
+        order = tuple(_size(i) for i in items if getattr(i, "type", None) == "INT")
         fields = "".join(i[1] for i in items if isinstance(i, tuple))
         return Layout(order, fields)
 
     def fields_only_layout(self, *fields):
-        return Layout((), "".join(f[1] for f in fields))
+        return Layout((), "".join(f[1] for f in fields if isinstance(f, tuple)))
 
     def dim_levels(self, *levels):
-        return ("field", "D(" + ",".join(levels) + ")")
+        return ("field", "D(" + ",".join(level for level in levels if level is not None) + ")")
 
     def dim_level(self, token):
         if not re.fullmatch(r"[DCSH]\+?~?", str(token)):
@@ -131,7 +134,7 @@ class _ShapeBuilder(Transformer):
         return ("field", "SC" + "".join(splits))
 
     def split(self, dim, *indices):
-        return f"({dim}:" + ",".join(indices) + ")"
+        return f"({dim}:" + ",".join(i for i in indices if i is not None) + ")"
 
     def physical_shape(self, shape):
         return ("field", f"P({shape})")
@@ -141,6 +144,13 @@ class _ShapeBuilder(Transformer):
 
 
 _SHAPE_BUILDER = _ShapeBuilder()
+
+
+def _size(token) -> int:
+    """A dimension size or layout entry: a grammatical integer, never negative."""
+    if token.startswith("-"):
+        raise PieceError(token.start_pos, f"{token} is negative", False)
+    return int(token)
 
 
 def default_layout(element_type: str, rank: int) -> Layout | None:
@@ -165,7 +175,9 @@ def parse_shape(text: str) -> Shape:
     if flat is not None:
         return flat
     try:
-        return lalr("shape", transformer=_SHAPE_BUILDER).parse(text)
+        # Read first, then built: a syntax error anywhere in the text is
+        # told before what the builder finds wrong (a negative size).
+        return _SHAPE_BUILDER.transform(lalr("shape").parse(text))
     except PieceError:
         raise
     except LarkError as exc:
@@ -439,6 +451,9 @@ def parse_operands(text: str) -> tuple[str, ...]:
     ``Operands`` tuple); raises PieceError otherwise.
     """
     if _SIMPLE_OPERAND_LIST.fullmatch(text):
+        if "[" in text:  # typed operands: their shapes must read as shapes
+            for shape in _OPERAND_SHAPES.finditer(text):
+                _operand_shape(shape.group(1), shape.start(1))
         return tuple(_OPERAND_NAMES.findall(text))
     if not text.strip():
         return ()
@@ -468,8 +483,17 @@ def split_operands(text: str) -> list[tuple[int, str]]:
     return [(off, item) for off, item in items if item.strip() or len(items) > 1]
 
 
-_GTE_OPERAND = re.compile(rf"\s*{_COMMENT}(?:(?:{_ARRAY_SHAPE}|\(.*\))\s+)?%?([A-Za-z_][\w.\-]*)((?:#[^\s,]*)*)\s*",
+_OPERAND_SHAPES = re.compile(rf"(?:^|,)\s*{_COMMENT}({_ARRAY_SHAPE})\s+")
+_GTE_OPERAND = re.compile(rf"\s*{_COMMENT}(?:({_ARRAY_SHAPE}|\(.*\))\s+)?%?([A-Za-z_][\w.\-]*)((?:#[^\s,]*)*)\s*",
                           re.S)
+
+
+def _operand_shape(text: str, offset: int) -> None:
+    """A typed operand's shape must read as a shape (what it says is not kept)."""
+    try:
+        parse_shape(text)
+    except PieceError as err:
+        raise PieceError(offset + err.offset, err.message, err.grammatical) from None
 _NESTED_OPERAND = re.compile(r"\s*(?:\S.*?\s+)??([a-z][a-z0-9\-]*)\((.*)\)\s*", re.S)
 
 
@@ -479,10 +503,12 @@ def _operand_name(item: tuple[int, str]) -> str:
         raise PieceError(offset, "empty operand")
     m = _GTE_OPERAND.fullmatch(text)
     if m is not None:
-        name, suffix = m.groups()
+        shape, name, suffix = m.groups()
+        if shape is not None:
+            _operand_shape(shape, offset + m.start(1))
         for index in suffix.split("#")[1:]:
             if not index.isdigit():
-                raise PieceError(offset + m.start(2), f"compact get-tuple-element index #{index} is not an integer")
+                raise PieceError(offset + m.start(3), f"compact get-tuple-element index #{index} is not an integer")
         return name + suffix
     m = _NESTED_OPERAND.fullmatch(text)
     if m is not None:
