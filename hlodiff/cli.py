@@ -33,6 +33,22 @@ def format_option(*choices: render.Format):
                         default=choices[0].value, show_default=True, help="Output format.")
 
 
+strict_option = click.option(
+    "--strict", is_flag=True,
+    help="Read the HLO with the complete grammar (grammar/hlo_full.lark) and check every "
+         "attribute value and literal: reject what XLA's parser rejects.")
+
+
+def read_strictly(target: str | Path) -> None:
+    """``--strict``: every HLO text file of ``target`` (a file or a dump
+    directory), read with the complete grammar before the command runs."""
+    from .dumps import load_target
+    from .syntax.parser import parse_file
+    for module in load_target(target).modules:
+        for file in module.hlo_files:
+            parse_file(module.root / file.relative, strict=True)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="hlodiff")
 def cli() -> None:
@@ -52,7 +68,8 @@ def module_file(target: Path) -> Path:
 @cli.command()
 @click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path))
 @format_option(render.Format.TEXT, render.Format.JSON)
-def constants(targets: tuple[Path, ...], fmt: str) -> int:
+@strict_option
+def constants(targets: tuple[Path, ...], fmt: str, strict: bool) -> int:
     """List the constants of a module with their values and origins.
 
     With one TARGET (an HLO text file, or a dump directory whose main
@@ -62,7 +79,7 @@ def constants(targets: tuple[Path, ...], fmt: str) -> int:
     """
     paths = [module_file(t) for t in targets]
     from .syntax.parser import parse_file
-    modules = [parse_file(p) for p in paths]
+    modules = [parse_file(p, strict=strict) for p in paths]
     if len(modules) == 1:
         sites = constant_sites(modules[0])
         if fmt == render.Format.JSON.value:
@@ -120,8 +137,10 @@ def write_page(report, output: Path, *, run_a: str, run_b: str, title: str = "")
               help="Say on stderr why a cached answer was not used.")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN, render.Format.HTML)
 @output_option
+@strict_option
 def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_code: bool,
-         no_cache: bool, quiet: bool, verbose: bool, fmt: str, output: Path | None) -> int:
+         no_cache: bool, quiet: bool, verbose: bool, fmt: str, output: Path | None,
+         strict: bool) -> int:
     """Explain why A and B do not share a compiled executable.
 
     A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
@@ -142,6 +161,9 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         render_text.one_sided(request.title or request.a or request.b,
                               added=request.a is None)
         return EXIT_SAME if lenient else EXIT_DIFFERENT
+    if strict:
+        read_strictly(request.a)
+        read_strictly(request.b)
     with render_text.status(quiet) as say:
         report = compare(request.a, request.b, select=select, all=all_modules,
                          cache=not no_cache, step=say,
@@ -164,7 +186,8 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
 @click.option("--explain", is_flag=True, help="Spell out what each part of each file name means.")
 @click.option("--no-count", is_flag=True, help="Do not parse modules to count instructions.")
 @format_option(render.Format.TEXT, render.Format.JSON)
-def ls(target: Path, explain: bool, no_count: bool, fmt: str) -> None:
+@strict_option
+def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> None:
     """List the modules of a dump directory and pick the main program.
 
     TARGET is a directory written by XLA_FLAGS=--xla_dump_to=DIR (or one
@@ -172,6 +195,8 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str) -> None:
     marked with the reason it was chosen.
     """
     from .dumps import list_dump, load_target
+    if strict:
+        read_strictly(target)
     dump = load_target(target)
     with render_text.progress(len(dump.modules), "reading modules") as advance:
         listing = list_dump(dump, count=not no_count, on_module=advance)
@@ -186,7 +211,8 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str) -> None:
 @click.argument("target", type=click.Path(path_type=Path))
 @click.option("--metadata", is_flag=True,
               help="Keep op_type, op_name and source, with stack frames resolved.")
-def canon(target: Path, metadata: bool) -> None:
+@strict_option
+def canon(target: Path, metadata: bool, strict: bool) -> None:
     """Print a module canonically: stable names, no frame tables, no metadata.
 
     TARGET is an HLO text file (or a dump directory: its main program).
@@ -196,7 +222,7 @@ def canon(target: Path, metadata: bool) -> None:
     from .integrations.canon import View, canonical_text
     from .syntax.parser import parse_file
     from .render.escape import hlo
-    module = parse_file(module_file(target))
+    module = parse_file(module_file(target), strict=strict)
     sys.stdout.write(hlo(canonical_text(module, View(metadata=metadata))))
 
 

@@ -31,11 +31,23 @@ class Reader(Protocol):
 
     def attribute_value(self, attribute: Attribute) -> Any: ...
 
+    def attribute_key(self, attribute: Attribute) -> Any: ...
+
+    def instruction_keys(self, instruction: Instruction) -> frozenset: ...
+
+    def header_key(self, attribute: Attribute) -> Any: ...
+
+    def program_shape(self, attribute: Attribute) -> tuple[tuple[Shape, ...], Shape]: ...
+
     def attribute_offsets(self, tail_offset: int) -> tuple[int, ...]: ...
 
     def metadata(self, attribute: Attribute) -> dict[str, Any]: ...
 
     def literal(self, instruction: Instruction) -> Literal: ...
+
+    def literal_bits(self, literal: Literal) -> tuple: ...
+
+    def literal_values(self, literal: Literal) -> tuple: ...
 
     def computation_names(self, attribute: Attribute) -> list[str]: ...
 
@@ -74,11 +86,11 @@ class cached:
 class Layout:
     """Minor-to-major order plus the optional fields after ':' (tiles, memory space...)."""
 
-    minor_to_major: tuple[int, ...] | None
+    minor_to_major: tuple[int, ...]
     fields: str = ""  # canonical text of what follows ':', e.g. "T(8,128)S(1)"
 
     def __str__(self) -> str:
-        order = "" if self.minor_to_major is None else ",".join(map(str, self.minor_to_major))
+        order = ",".join(map(str, self.minor_to_major))
         return "{" + order + (":" + self.fields if self.fields else "") + "}"
 
 
@@ -88,6 +100,10 @@ class Shape:
 
     ``dimensions`` holds an int per static or bounded dimension and ``None``
     for an unbounded one (``?``); ``dynamic`` marks bounded ones (``<=8``).
+    ``layout`` is what the text says or, where it says nothing, the default
+    layout XLA's parser fills in (``f32[2,3]`` reads as ``f32[2,3]{1,0}``);
+    a scalar's layout is ``{}``, printed only when it has fields
+    (``f32[]{:T(128)}``), as XLA prints it. Tokens have none.
     """
 
     element_type: str  # "f32", ..., or "tuple" / "buffer"
@@ -133,7 +149,9 @@ class Shape:
             return f"b({self.tuple_shapes[0]})"
         dims = ",".join("?" if d is None else (f"<={d}" if dyn else str(d))
                         for d, dyn in zip(self.dimensions, self.dynamic))
-        layout = "" if self.layout is None else str(self.layout)
+        layout = self.layout
+        if layout is None or not (layout.minor_to_major or layout.fields):
+            return f"{self.element_type}[{dims}]"
         return f"{self.element_type}[{dims}]{layout}"
 
 
@@ -158,26 +176,62 @@ def element_value(text: str) -> Any:
 
 # --- literals -----------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Literal:
-    """The value of a constant, as printed and as numbers.
+    """The value of a constant, as printed and as XLA stores it.
 
     ``text`` is the literal exactly as the dump prints it (between the
-    parentheses of ``constant(...)``); ``elements`` are the printed element
-    texts in row-major order; ``values`` the same as Python numbers (bool,
-    int, float, complex). ``elided`` is true for ``{...}``: XLA printed no
-    values (rerun with ``--xla_dump_large_constants`` to see them).
-    Tuple literals hold their parts in ``parts`` instead.
+    parentheses of ``constant(...)``), for display; ``elements`` are the
+    printed element texts in row-major order. ``elided`` is true for
+    ``{...}``: XLA printed no values (rerun with
+    ``--xla_dump_large_constants`` to see them). Tuple literals hold their
+    parts in ``parts`` instead. ``element_type`` and ``dimensions`` come
+    from the constant's shape.
+
+    Two literals are equal when XLA stores the same bits (its
+    ``LiteralBase::Equal`` compares buffers): ``{1,2}`` equals ``{1, 2}``,
+    ``0.5`` equals ``5e-1`` and ``-448.`` equals ``-448``, while ``-0.0``
+    and ``0.0`` differ and a NaN equals a NaN of the same sign and payload
+    (hlodiff/syntax/literals.py has XLA's rules). Two elided literals of
+    the same shape are equal: their values are unknown on both sides.
+    ``bits`` gives the stored bits of each element, ``values`` their exact
+    values as Python numbers (bool, int, float, complex: an f8e4m3fn
+    ``0.1`` is 0.1015625, an s4 ``-8`` is -8); both are read on first use.
     """
 
     text: str
     elements: tuple[str, ...] = ()
     elided: bool = False
     parts: tuple[Literal, ...] = ()
+    element_type: str | None = None
+    dimensions: tuple[int | None, ...] = ()
+    reader: Reader | None = field(default=None, repr=False)
+
+    @cached
+    def bits(self) -> tuple:
+        """Each element as XLA stores it (an int; a pair for complex types);
+        an element XLA would reject stays its text."""
+        return self.reader.literal_bits(self) if self.reader is not None else self.elements
 
     @cached
     def values(self) -> tuple[Any, ...]:
+        """Each element's exact value: bool, int, float or complex."""
+        if self.reader is not None:
+            return self.reader.literal_values(self)
         return tuple(element_value(e) for e in self.elements)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Literal):
+            return NotImplemented
+        if (self.element_type, self.dimensions, len(self.parts), self.elided) != \
+                (other.element_type, other.dimensions, len(other.parts), other.elided):
+            return False
+        if self.parts:
+            return self.parts == other.parts
+        return self.elided or self.elements == other.elements or self.bits == other.bits
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.dimensions, self.elided, len(self.elements)))
 
     @property
     def is_scalar(self) -> bool:
@@ -297,10 +351,22 @@ class Attribute:
     def value(self) -> Any:
         return self.reader.attribute_value(self)
 
+    @property
+    def key(self) -> Any:
+        """What the value means to XLA, as hashable data: the same for every
+        spelling of it (``{0, 1}`` and ``{0,1}``, ``%add`` and ``add``);
+        None when XLA keeps nothing of it (``metadata={}``)."""
+        return self.reader.attribute_key(self)
+
 
 _CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
                               "true_computation", "false_computation", "branch_computations",
                               "called_computations"})
+# The attributes that come second in XLA's list of called computations,
+# whatever order the text gives them in: a while calls (body, condition).
+_CALLED_SECOND = frozenset({"condition", "false_computation", "scatter"})
+# XLA keeps the called computation on the async-start only.
+_CALLS_NOTHING = frozenset({"async-update", "async-done"})
 
 
 @dataclass(frozen=True)
@@ -377,11 +443,15 @@ class Instruction:
 
     @cached
     def called_computations(self) -> tuple[str, ...]:
-        """Names of the computations this instruction calls (to_apply, calls, body, ...)."""
+        """Names of the computations this instruction calls (to_apply, calls,
+        body, ...), in XLA's order: a while calls (body, condition), a
+        conditional (true, false) or its branches, select-and-scatter
+        (select, scatter)."""
         items = self.attribute_items
-        if not items or _CALL_ATTRIBUTES.isdisjoint(dict(items)):
+        if not items or _CALL_ATTRIBUTES.isdisjoint(dict(items)) or self.opcode in _CALLS_NOTHING:
             return ()  # most instructions: no attribute objects made, no grammar
         calls = [index for index, (name, _) in enumerate(items) if name in _CALL_ATTRIBUTES]
+        calls.sort(key=lambda index: items[index][0] in _CALLED_SECOND)
         return tuple(name for index in calls
                      for name in self.reader.computation_names(self.attributes[index]))
 
@@ -390,6 +460,34 @@ class Instruction:
         if self.opcode != "parameter":
             return None
         return int(self.operand_text.strip())
+
+    @cached
+    def attribute_keys(self) -> frozenset:
+        """(name, key) of each attribute XLA keeps, by meaning (``Attribute.key``,
+        with what XLA assumes when an attribute is left out: no
+        ``feature_group_count=1``, no ``replica_groups={}``...); the
+        computations it calls left out (``called_computations`` names them)."""
+        return self.reader.instruction_keys(self)
+
+    def __eq__(self, other: object) -> bool:
+        """The same instruction to XLA: name, opcode, shape, operands, the
+        computations it calls, the literal's value or parameter's number,
+        and what its attributes mean, whatever their spelling and order.
+        (Which one is the root is the computation's to say: the text may
+        leave the ROOT mark out.)"""
+        if not isinstance(other, (Instruction, Unparsed)):
+            return NotImplemented
+        if other.unchanged:
+            other = other.whole
+        return (self.name, self.opcode, self.shape, self.operands) == \
+            (other.name, other.opcode, other.shape, other.operands) \
+            and self.parameter_number == other.parameter_number \
+            and self.literal == other.literal \
+            and self.called_computations == other.called_computations \
+            and self.attribute_keys == other.attribute_keys
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.opcode, self.operands))
 
 
 class Unparsed:
@@ -482,6 +580,20 @@ class Computation:
     def by_name(self) -> dict[str, Instruction]:
         return {i.name: i for i in self.instructions}
 
+    def __eq__(self, other: object) -> bool:
+        """The same computation to XLA: name, execution thread, root and
+        instructions, in any order (XLA keeps none: it prints them in post
+        order, unless the module is scheduled; see Module). Which one is the
+        entry is the module's to say (the text may leave ENTRY out)."""
+        if not isinstance(other, Computation):
+            return NotImplemented
+        return (self.name, self.execution_thread, self.root.name) == \
+            (other.name, other.execution_thread, other.root.name) \
+            and self.by_name == other.by_name
+
+    def __hash__(self) -> int:
+        return hash((self.name, len(self.instructions)))
+
 
 class UnchangedComputation(Computation):
     """A computation the unchanged pass (hlodiff/syntax/unchanged.py) found line for
@@ -527,6 +639,54 @@ class Module:
     @cached
     def by_name(self) -> dict[str, Computation]:
         return {c.name: c for c in self.computations}
+
+    @cached
+    def entry_layout(self) -> tuple[tuple[Shape, ...], Shape]:
+        """(parameter shapes, result shape) of the program, layouts
+        included: the header's entry_computation_layout, or when it has
+        none what XLA derives from the entry computation."""
+        for attribute in self.header:
+            if attribute.name == "entry_computation_layout":
+                return attribute.reader.program_shape(attribute)
+        entry = self.entry
+        return tuple(p.shape for p in entry.parameters), entry.root.shape
+
+    @cached
+    def header_keys(self) -> frozenset:
+        """(name, key) of each header attribute XLA keeps beside the entry
+        computation layout (defaults such as ``replica_count=1`` left out)."""
+        keys = ((a.name, a.reader.header_key(a)) for a in self.header
+                if a.name != "entry_computation_layout")
+        return frozenset((name, key) for name, key in keys if key is not None)
+
+    @property
+    def is_scheduled(self) -> bool:
+        return ("is_scheduled", "true") in self.header_keys
+
+    def __eq__(self, other: object) -> bool:
+        """The same program to XLA: module name, header and computations (in
+        any order; instruction order too, where the module is scheduled).
+        Stack frames count through the metadata that names them."""
+        if not isinstance(other, Module):
+            return NotImplemented
+        return (self.name, self.entry.name, self.header_keys, self.entry_layout, self.schedule) == \
+            (other.name, other.entry.name, other.header_keys, other.entry_layout, other.schedule) \
+            and self.by_name == other.by_name
+
+    @cached
+    def schedule(self) -> dict[str, tuple[str, ...]] | None:
+        """The order instructions run in, when the module is scheduled: per
+        computation that is not a fusion's body, its instructions in text
+        order (XLA's ``ScheduleFromInstructionOrder``); None otherwise."""
+        if not self.is_scheduled:
+            return None
+        fused = {name for _, i in self.instructions() if i.opcode == "fusion"
+                 for name in i.called_computations}
+        return {c.name: tuple(i.name for i in c.instructions)
+                for c in self.computations if c.name not in fused}
+
+    def __hash__(self) -> int:
+        return hash((self.name, len(self.computations)))
 
     def computation(self, name: str) -> Computation:
         return self.by_name[name]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import struct
 
 import pytest
 
@@ -38,13 +39,15 @@ def test_unknown_attributes_are_kept_not_rejected():
     assert root.attribute("flag").value == "true"
 
 
-def test_literal_text_is_exact_and_values_are_numbers():
+def test_literal_text_is_exact_and_values_are_what_xla_stores():
     module = hlodiff.parse("ENTRY e {\n  ROOT c = f32[2,2]{1,0} constant({ {1e-05, -inf}, "
                            "{nan, 0.1} })\n}")
     literal = module.entry.root.literal
     assert literal.elements == ("1e-05", "-inf", "nan", "0.1")
-    assert literal.values[0] == 1e-05 and literal.values[1] == -math.inf
+    f32 = struct.unpack("<f", struct.pack("<f", 1e-05))[0]  # the float XLA keeps, not the double
+    assert literal.values[0] == f32 != 1e-05 and literal.values[1] == -math.inf
     assert math.isnan(literal.values[2])
+    assert literal.bits[2] == 0x7FC00000  # f32's quiet NaN
     assert not literal.elided
 
 

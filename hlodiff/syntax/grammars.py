@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 
 @cache
-def lalr(name: str, **options) -> Lark:
-    """An LALR parser for ``grammar/<name>.lark``.
+def lalr(name: str, start: tuple[str, ...] = ("start",), **options) -> Lark:
+    """An LALR parser for ``grammar/<name>.lark``, from the rules ``start``.
 
     Lark's analysis of a grammar takes tens of milliseconds, a good part of a
     small diff, so its tables are kept in the user's cache (hlodiff/cache.py:
@@ -34,7 +34,7 @@ def lalr(name: str, **options) -> Lark:
     from lark.lexer import TerminalDef
 
     text = (grammar_dir() / f"{name}.lark").read_text(encoding="utf-8")
-    settings = dict(parser="lalr", maybe_placeholders=True)
+    settings = dict(parser="lalr", maybe_placeholders=True, start=list(start))
     identity = hashlib.sha256(f"{lark.__version__}\0{sorted(settings.items())}\0{text}".encode())
     entry = f"grammar-{name}-{identity.hexdigest()[:32]}"
     payload = stored.load_bytes(entry)

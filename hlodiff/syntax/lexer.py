@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from lark import Token
 
-from .opcodes import is_opcode
+from .opcodes import PLAIN, as_written, is_opcode
 
 
 class ScanError(Exception):
@@ -44,6 +44,16 @@ class InstructionPieces(NamedTuple):
     # them (found again from ``tail_at``, where the attribute tail starts).
     attribute_offsets: tuple[int, ...] | None
     tail_at: int
+
+
+class Body(NamedTuple):
+    """What the scanner found between a computation's '{' and '}'."""
+
+    pieces: list  # INSTRUCTION and UNCHANGED tokens
+    # False when XLA may make more of the text than it says (a shape to
+    # infer, a nested operand, async sugar...): hlodiff/syntax/program.py.
+    as_written: bool
+    starts_async: bool  # an async-start: it gives computations its thread
 
 
 class PieceToken(Token):
@@ -118,7 +128,7 @@ _SIMPLE_ATTR = re.compile(rf"""
 # A computation's parameter list whose brackets and braces nest one level at
 # most, with no strings, comments or tuple shapes: read in one match.
 _FLAT_PARAMETERS = re.compile(r"""\((?:[^()"'/\[\]{}]++|\[[^()"'/\[\]{}]*+\]|\{[^()"'/\[\]{}]*+\})*+\)""")
-_SHAPE_START = re.compile(r"b\(|\(|[a-z][a-z0-9]*\[")
+_SHAPE_START = re.compile(r"b\(|\(|[a-z][a-z0-9]*[ \t\r\n]*\[")
 _TABLE_KEYWORDS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 
@@ -186,9 +196,12 @@ def skip(text: str, pos: int) -> int:
 def value_end(text: str, pos: int) -> int:
     """Index after an attribute value starting at ``pos``.
 
-    A value is a run of words, strings and bracket groups; it may contain
-    spaces (``mesh['x'=2] {'x'}``) but ends at a comma, a line break or a
-    closing brace at its own level.
+    A value is a word, a string or a bracket group, then maybe more groups,
+    strings or numbers after white space (``mesh['x'=2] {'x'}``,
+    ``literal=s32[] 1``), as grammar/hlo_full.lark's ``generic_value``. It
+    ends at a comma, a closing bracket at its own level, or white space
+    followed by anything else (the next instruction, when a formatter put
+    two on one line: ``index=0 a5 = f16[] ...``).
     """
     start = pos
     n = len(text)
@@ -196,14 +209,16 @@ def value_end(text: str, pos: int) -> int:
         c = text[pos]
         if c in "({[":
             pos = balanced_end(text, pos)
+            if pos < n and text[pos] not in " \t\r\n,)}]" and not _MORE_VALUE.match(text, pos):
+                break  # "{...}next": the value ended at its bracket
         elif c in "\"'":
             pos = _string_end(text, pos)
-        elif c == " " or c == "\t":
-            ahead = _SKIP_INLINE.match(text, pos).end()
-            if ahead >= n or text[ahead] in ",\n})]" or text.startswith("//", ahead):
+        elif c in " \t\r\n":
+            ahead = _SKIP.match(text, pos).end()
+            if ahead >= n or not _MORE_VALUE.match(text, ahead):
                 break
             pos = ahead
-        elif c in ",\n)}]":
+        elif c in ",)}]":
             break
         elif c == "/" and text.startswith(("/*", "//"), pos):
             break
@@ -217,6 +232,15 @@ def value_end(text: str, pos: int) -> int:
     return pos
 
 
+# What may follow a value's first term after white space: a bracket group,
+# a string, a number, or the rest of an iota device list ("<=[4]T(1,0)").
+_MORE_VALUE = re.compile(r"""[{(\["']|-?\.?[0-9]|-?inf\b|-?nan\b|<=|T\s*\(""")
+
+
+# What starts an instruction (or a computation) after a value on the same line.
+_NEXT_INSTRUCTION = re.compile(r"(?:ROOT|ENTRY)\b|%?[A-Za-z_][\w.\-]*\s*=(?![=>])")
+
+
 def shape_end(text: str, pos: int) -> int:
     """Index after a shape starting at ``pos`` (array, tuple or buffer shape)."""
     if text.startswith("b(", pos):
@@ -227,11 +251,13 @@ def shape_end(text: str, pos: int) -> int:
     if m is None:
         raise ScanError(pos, "expected a shape")
     end = balanced_end(text, m.end() - 1)
-    # A layout: "{" followed by a digit or ":" (so "f32[]{}" is not one).
-    if end < len(text) and text[end] == "{":
-        after = _SKIP_INLINE.match(text, end + 1).end()
-        if after < len(text) and (text[after].isdigit() or text[after] == ":"):
-            end = balanced_end(text, end)
+    # A layout: "{" followed by a digit or ":" (so "f32[]{}" is not one), as
+    # XLA's lexer sees it: white space and comments may come between.
+    brace = skip(text, end)
+    if brace < len(text) and text[brace] == "{":
+        after = skip(text, brace + 1)
+        if after < len(text) and (text[after].isdigit() or text[after] in ":-"):
+            end = balanced_end(text, brace)
     return end
 
 
@@ -240,6 +266,14 @@ class HloScanner:
 
     def __init__(self, text: str, unchanged: dict | None = None):
         self.text = text
+        # The tokens scanned so far whose text is checked later (the
+        # instructions of each body, header attributes, signatures, frame
+        # table entries), in the order of the text: when a later error
+        # comes first, the parser looks in them for an earlier one.
+        self.scanned: list[list[Token]] = []
+        self.bodies: list[list[Token]] = []  # the tokens of each body: their values are names
+        self.as_written = True  # of the body being scanned, see Body
+        self.starts_async = False
         # What the unchanged pass matched in the other run (see
         # hlodiff/syntax/unchanged.py): runs of lines, by the offset of the newline
         # before their first line, one UNCHANGED token each; and whole
@@ -262,6 +296,11 @@ class HloScanner:
             self.line -= self.text.count("\n", offset, self._line_pos)
         self._line_pos = offset
         return self.line
+
+    def _kept(self, token: Token) -> Token:
+        """``token``, also kept in ``scanned``: its text is checked later."""
+        self.scanned.append([token])
+        return token
 
     def _skip(self) -> None:
         self.pos = skip(self.text, self.pos)
@@ -324,8 +363,8 @@ class HloScanner:
             m = _ATTR_NAME.match(self.text, self.pos)
             if m is None:
                 raise ScanError(self.pos, "expected a header attribute name=value")
-            self.pos = value_end(self.text, m.end())
-            yield self._token("HEADER_ATTR", self.text[start:self.pos], start)
+            self.pos = value_end(self.text, skip(self.text, m.end()))
+            yield self._kept(self._token("HEADER_ATTR", self.text[start:self.pos], start))
 
     def _stack_frame_index(self) -> Iterator[Token]:
         text = self.text
@@ -344,11 +383,11 @@ class HloScanner:
                 self.pos = skip(text, m.end())
                 if self.pos < len(text) and text[self.pos] == "{":
                     self.pos = balanced_end(text, self.pos)
-                elif self.pos < len(text) and text[self.pos] == '"':
+                elif self.pos < len(text) and text[self.pos] in "\"'":
                     self.pos = _string_end(text, self.pos)
                 else:
                     raise ScanError(self.pos, f"expected a string or {{...}} in {keyword}")
-                yield self._token("TABLE_ENTRY", text[start:self.pos], start)
+                yield self._kept(self._token("TABLE_ENTRY", text[start:self.pos], start))
 
     def _computation(self) -> Iterator[Token]:
         text = self.text
@@ -366,7 +405,7 @@ class HloScanner:
             if not text.startswith("->", self.pos):
                 raise ScanError(self.pos, "expected '->' and the result shape")
             self.pos = shape_end(text, skip(text, self.pos + 2))
-            yield self._token("SIGNATURE", text[start:self.pos], start)
+            yield self._kept(self._token("SIGNATURE", text[start:self.pos], start))
             self._skip()
         if not text.startswith("{", self.pos):
             raise ScanError(self.pos, "expected '{' to open the computation")
@@ -375,24 +414,28 @@ class HloScanner:
         yield self._body()
         yield self._token("RBRACE", "}", self.pos)
         self.pos += 1
-        after = _SKIP_INLINE.match(text, self.pos).end()
+        after = skip(text, self.pos)
         if text.startswith(",", after):
             self.pos = skip(text, after + 1)
             m = _ATTR_NAME.match(text, self.pos)
             if m is None or m.group(1) != "execution_thread":
                 raise ScanError(self.pos, "expected execution_thread= after the computation")
             start = self.pos
-            self.pos = value_end(text, m.end())
+            self.pos = value_end(text, skip(text, m.end()))
             yield self._token("EXEC_THREAD", text[m.end():self.pos], start)
 
     def _body(self) -> Token:
         """One BODY token for the instructions between '{' and '}': its
-        ``extra`` is their INSTRUCTION and UNCHANGED tokens. Handing Lark
-        the body whole spares it a reduction per instruction; there is
-        nothing in a body for a grammar to decide."""
+        ``extra`` is a ``Body``. Handing Lark the body whole spares it a
+        reduction per instruction; there is nothing in a body for a grammar
+        to decide."""
         text = self.text
         start = self.pos
+        self.as_written = True
+        self.starts_async = False
         pieces = []
+        self.scanned.append(pieces)
+        self.bodies.append(pieces)
         fast = _FAST_INSTRUCTION.match
         unchanged = self.unchanged
         while True:
@@ -404,17 +447,19 @@ class HloScanner:
                 continue
             m = fast(text, self.pos)
             if m is not None and is_opcode(m.group(4)):
-                pieces.append(self._fast_instruction(m))
-                continue
-            self._skip()
-            if self.pos >= len(text):
-                raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
-            if text[self.pos] == "}":
-                break
-            pieces.append(self._instruction())
+                piece = self._fast_instruction(m)
+            else:
+                self._skip()
+                if self.pos >= len(text):
+                    raise ScanError(self.pos, "the computation is never closed: the file ends inside it")
+                if text[self.pos] == "}":
+                    break
+                piece = self._instruction()
+            pieces.append(piece)
         if not pieces:
             raise ScanError(self.pos, "a computation needs at least one instruction")
-        return PieceToken("BODY", "", start, self._line_at(start), pieces)
+        return PieceToken("BODY", "", start, self._line_at(start),
+                          Body(pieces, self.as_written, self.starts_async))
 
     def instruction(self) -> Token:
         """The INSTRUCTION token of the instruction at ``pos`` (one, on its own)."""
@@ -431,6 +476,9 @@ class HloScanner:
             return self._instruction()
         items = _FAST_ATTRIBUTE.findall(tail)  # back to back, as the tail matched
         self.pos = m.end()
+        if shape is None or opcode not in PLAIN:  # no nested operand: none has a '('
+            self.as_written = self.as_written and as_written(shape, opcode, items, "")
+            self.starts_async = self.starts_async or opcode == "async-start"
         # The offsets of attribute values are only needed for error messages:
         # None here means "scan again from the tail's start when asked".
         return PieceToken("INSTRUCTION", name, m.start(2), self._line_at(m.start(2)),
@@ -466,6 +514,8 @@ class HloScanner:
         self.pos = end
         items, offsets = self._attributes()
         self._check_instruction_end()
+        self.as_written = self.as_written and as_written(shape, opcode, items, text[start:end - 1])
+        self.starts_async = self.starts_async or opcode == "async-start"
         return PieceToken("INSTRUCTION", name, name_at, self._line_at(name_at),
                           InstructionPieces(bool(root), shape, shape_at, opcode,
                                             text[start:end - 1], start, items, offsets, end))
@@ -502,8 +552,6 @@ class HloScanner:
                 offsets.append(m.start(2))
                 self.pos = m.end()
                 continue
-            if text.startswith("\n", self.pos):  # the usual end of an instruction
-                break
             after = skip(text, self.pos)
             if not text.startswith(",", after):
                 break
@@ -518,14 +566,46 @@ class HloScanner:
         return tuple(items), tuple(offsets)
 
     def _check_instruction_end(self) -> None:
-        """An instruction must end its line (or close its computation)."""
+        """An instruction ends its line, closes its computation, or is
+        followed by the next one (XLA does not care where lines break)."""
         text = self.text
         if text.startswith("\n", self.pos):
             return
-        after = _SKIP_INLINE.match(text, self.pos).end()
-        if after >= len(text) or text[after] in "\n}" or text.startswith("//", after):
+        after = skip(text, self.pos)
+        if after >= len(text) or text[after] == "}" or _NEXT_INSTRUCTION.match(text, after):
             return
         raise ScanError(after, f"unexpected text after the instruction: {text[after:after + 20]!r}")
+
+
+def nested_instruction(text: str, pos: int) -> InstructionPieces:
+    """The pieces of an instruction written as an operand at ``pos``:
+    ``[shape] opcode(operands)``, with no name and no attributes."""
+    shape = shape_at = None
+    if _SHAPE_START.match(text, pos) is not None:
+        shape_at = pos
+        pos = shape_end(text, pos)
+        shape = text[shape_at:pos]
+        pos = skip(text, pos)
+    word = _WORD.match(text, pos)
+    if word is None or text.startswith("%", pos) or not is_opcode(word.group(1)):
+        raise ScanError(pos, "expected an opcode")
+    opcode = word.group(1)
+    pos = skip(text, word.end())
+    if not text.startswith("(", pos):
+        raise ScanError(pos, f"expected '(' after the opcode {opcode}")
+    end = balanced_end(text, pos)
+    return InstructionPieces(False, shape, shape_at, opcode, text[pos + 1:end - 1], pos + 1,
+                             (), (), end)
+
+
+def inline_body(text: str, pos: int) -> list[Token]:
+    """The INSTRUCTION tokens of a computation written inline as an attribute
+    value (``to_apply={ ... }``), whose '{' is at ``pos``."""
+    scanner = HloScanner(text)
+    scanner.pos = pos + 1
+    scanner.line = text.count("\n", 0, pos) + 1
+    scanner._line_pos = pos
+    return scanner._body().extra.pieces
 
 
 def head_at(text: str, pos: int) -> tuple[str, str] | None:

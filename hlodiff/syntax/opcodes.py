@@ -30,6 +30,42 @@ sqrt stochastic-convert subtract tan tanh topk transpose triangular-solve tuple
 while xor
 """.split())
 
+# Opcodes that may call computations, and the attributes that name them
+# (a computation may be written inline there instead: to_apply={ ... }).
+CALLERS = frozenset("""
+all-reduce all-reduce-start async-start call conditional custom-call fusion map
+reduce reduce-scatter reduce-window scan scatter select-and-scatter sort while
+""".split())
+CALL_ATTRIBUTES = frozenset({"to_apply", "calls", "condition", "body", "select", "scatter",
+                             "true_computation", "false_computation", "branch_computations",
+                             "called_computations"})
+CALL_LISTS = frozenset({"branch_computations", "called_computations"})
+# Opcodes whose shape XLA makes itself, whatever the text says (see
+# hlodiff/syntax/inference.py).
+SHAPE_MADE_BY_XLA = frozenset({"after-all", "add-dependency", "outfeed", "send", "send-done",
+                               "recv", "recv-done"})
+# Opcodes of which XLA makes exactly what the text says, given a shape.
+PLAIN = OPCODES - CALLERS - SHAPE_MADE_BY_XLA
+
+
+def writes_inline(name: str, text: str) -> bool:
+    """Does the attribute ``name=text`` write a computation inline?"""
+    if name in CALL_LISTS:  # {%a, %b}, or {%a, { ... }}
+        return "{" in text[text.find("{") + 1:]
+    return name in CALL_ATTRIBUTES and text.lstrip().startswith("{")
+
+
+def as_written(shape: str | None, opcode: str, attributes, operands: str) -> bool:
+    """Does XLA make exactly what this instruction's text says (no shape to
+    infer, no nested operand, no async sugar, no computation written
+    inline, no shape of its own making)? False when it may not."""
+    if shape is None or "(" in operands:
+        return False
+    if opcode in PLAIN:
+        return True
+    return opcode in CALLERS and not any(writes_inline(n, t) for n, t in attributes)
+
+
 # Opcodes that are asynchronous by themselves: their "-update" spelling, and
 # a "-start" for send/recv, do not exist.
 _NATIVE_ASYNC = frozenset({

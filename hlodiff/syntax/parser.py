@@ -14,56 +14,52 @@ from __future__ import annotations
 import gc
 import re
 from functools import partial
+from itertools import chain
 from pathlib import Path
 
 from lark import Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedInput
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from ..errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
-from ..model import (Attribute, Computation, Instruction, Module, StackFrameTable,
-                     UnchangedComputation, Unparsed)
+from ..model import Attribute, Computation, Literal, Module, StackFrameTable, UnchangedComputation
 from . import pieces
 from .grammars import lalr
-from .lexer import HloScanner, ScanError, shape_end, skip
+from .program import Program
+from .strict import check_piece, tokens as strict_tokens
+from .lexer import HloScanner, ScanError, balanced_end, shape_end, skip
+from .literals import LiteralError, element_bits_of
+from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
 from .reader import TextReader
-from .values import PieceError, check_attribute, parse_shape, parse_value
+from .values import PieceError, check_attribute, parse_shape, parse_value, split_operands
 
 
 @v_args(inline=True)
 class _ModuleBuilder(Transformer):
     """Turns the tree of one parse into model objects; one per parse."""
 
-    def __init__(self, reader: TextReader):
+    def __init__(self, reader: TextReader, names: list[str] | None = None):
         super().__init__()
         self.reader = reader
+        self.program = Program(reader)
+        self.names = names  # every instruction name, when the scanner read every line
 
     def computation(self, entry, name, signature, _lbrace, body, _rbrace, thread):
-        tokens: list[Token | None] = []  # None for instructions left unparsed
-        instructions: list[Instruction | Unparsed] = []
-        for piece in body.extra:  # INSTRUCTION and UNCHANGED tokens (see HloScanner._body)
-            if piece.type == "UNCHANGED":
-                unparsed = piece.extra.instructions(self.reader, piece.line)
-                instructions += unparsed
-                tokens += [None] * len(unparsed)
-            else:
-                instructions.append(pieces.instruction(piece, self.reader))
-                tokens.append(piece)
-        _check_defined_before_use(name, tokens, instructions)
-        roots = [i for i in instructions if i.is_root]
-        if len(roots) > 1:
-            raise Failure(roots[1].operand_offset, f"computation {name} has more than one ROOT")
+        instructions = pieces.body(str(name), body.extra.pieces, self.reader)
         if signature is not None:
             _check_signature(signature)
         thread_name = None if thread is None else str(parse_value(str(thread)))
-        return Computation(str(name), tuple(instructions), entry is not None, thread_name,
-                           name.line, name.start_pos)
+        if thread_name == "main":  # XLA's default thread, which it does not print
+            thread_name = None
+        return self.program.add(Computation(str(name), tuple(instructions), entry is not None,
+                                            thread_name, name.line, name.start_pos),
+                                body.extra.as_written, body.extra.starts_async)
 
     def unchanged_computation(self, token: Token) -> UnchangedComputation:
         skipped = token.extra  # see hlodiff/syntax/unchanged.py: the header is one line
-        return UnchangedComputation(skipped.name,
-                                    partial(skipped.body.instructions, self.reader, token.line + 1),
-                                    skipped.is_entry, None, token.line, token.start_pos)
+        return self.program.add(UnchangedComputation(
+            skipped.name, partial(skipped.body.instructions, self.reader, token.line + 1),
+            skipped.is_entry, None, token.line, token.start_pos))
 
     def header(self, _kw, name, *attrs):
         return str(name), tuple(self._header_attribute(a) for a in attrs)
@@ -75,7 +71,7 @@ class _ModuleBuilder(Transformer):
         try:
             check_header_attribute(attribute)
         except PieceError as err:
-            raise Failure(attribute.offset + err.offset, err.message) from None
+            raise Failure(attribute.offset + err.offset, err.message, True) from None
         return attribute
 
     def stack_frame_index(self, *items):
@@ -87,13 +83,9 @@ class _ModuleBuilder(Transformer):
                 tables[-1].append(item)
         return _frame_table(*tables)
 
-    def start(self, header, frames, *computations):
-        lines: dict[str, int] = {}  # computation name -> the line that defines it
-        for computation in computations:
-            first = lines.setdefault(computation.name, computation.line)
-            if first != computation.line:
-                raise Failure(computation.offset, f'computation "{computation.name}" is defined '
-                                                  f"twice (first at line {first})")
+    def start(self, header, frames, *_as_read):  # a computation twice: see Program.add
+        self.reader.frames = frames
+        computations = self.program.computations(self.names)
         entries = [c for c in computations if c.is_entry]
         if len(entries) > 1:
             raise Failure(entries[1].offset,
@@ -107,7 +99,8 @@ class _ModuleBuilder(Transformer):
 
 
 def _check_signature(signature: Token) -> None:
-    """The result shape after '->' must be a shape; parameter shapes too."""
+    """The result shape after '->' must be a shape (the parameters'
+    shapes are checked by ``check``: the model keeps none of them)."""
     text = str(signature)
     arrow = text.rfind("->")
     result = text[arrow + 2:]
@@ -115,29 +108,38 @@ def _check_signature(signature: Token) -> None:
                     + (len(result) - len(result.lstrip())))
 
 
-def _check_defined_before_use(computation: Token, tokens, instructions) -> None:
-    """Every operand must name an instruction defined earlier in its computation,
-    and no instruction may be defined twice in it, as XLA's parser requires: a
-    diff of a module that refers to nothing, or to one of two, is
-    meaningless. Nested-instruction (``add(...)``) and compact
-    get-tuple-element (``%t#0``) operands are left alone."""
-    defined: dict[str, int] = {}  # name -> the line that defines it
-    for token, instruction in zip(tokens, instructions):
-        if instruction.name in defined:
-            offset = token.start_pos if token is not None else \
-                instruction.reader.text.index("%", instruction.offset) + 1
-            raise Failure(offset, f'instruction "{instruction.name}" is defined twice in '
-                                  f"computation {computation} (first at line "
-                                  f"{defined[instruction.name]})")
-        if token is not None and not all(map(defined.__contains__, instruction.operands)):
-            for operand in instruction.operands:
-                if operand not in defined and "(" not in operand and "#" not in operand:
-                    text, offset = token.extra.operands, token.extra.operands_at
-                    m = re.search(rf"(?<![\w.\-]){re.escape(operand)}(?![\w.\-])", text)
-                    raise Failure(offset + (m.start() if m else 0),
-                                  f'operand "{operand}" is not defined before this instruction'
-                                  f" in computation {computation}")
-        defined[instruction.name] = instruction.line
+def _check_parameters(signature: Token) -> None:
+    """``(name: shape, ...)`` of a signature: each shape must be a shape
+    (the names are XLA's to ignore)."""
+    text = str(signature)
+    close = text.rfind(")", 0, text.rfind("->"))
+    try:
+        parameters = split_operands(text[1:close]) if text[1:close].strip() else []
+    except PieceError as err:
+        raise Failure(signature.start_pos + 1 + err.offset, err.message, True) from None
+    for offset, item in parameters:
+        name = _PARAMETER_NAME.match(item)
+        if name is None:
+            raise Failure(signature.start_pos + 1 + offset, "expected name: shape", True)
+        pieces.shape_at(item[name.end():].rstrip(), signature.start_pos + 1 + offset + name.end())
+
+
+_COMPUTATION_NAME = re.compile(r"%?[A-Za-z_][\w.\-]*")
+
+
+def _signature(text: str, computation) -> Token | None:
+    """The signature written after ``computation``'s name, as the scanner cut it."""
+    name = _COMPUTATION_NAME.match(text, computation.offset)
+    if name is None:
+        return None
+    pos = skip(text, name.end())
+    if not text.startswith("(", pos):
+        return None
+    end = shape_end(text, skip(text, skip(text, balanced_end(text, pos)) + 2))
+    return Token("SIGNATURE", text[pos:end], pos)
+
+
+_PARAMETER_NAME = re.compile(r"\s*(?:/\*.*?\*/\s*)*[A-Za-z_][\w.\-]*(?::|\s)\s*", re.S)
 
 
 _TABLE_KEY = re.compile(r"\s*(-?\d+)")
@@ -152,9 +154,9 @@ def _frame_table(files, functions, locations, frames) -> StackFrameTable:
             try:
                 value = parse_value(text[key.end():])
             except PieceError as err:
-                raise Failure(token.start_pos + key.end() + err.offset, err.message) from None
+                raise Failure(token.start_pos + key.end() + err.offset, err.message, True) from None
             if names is None and not isinstance(value, str):
-                raise Failure(token.start_pos + key.end(), "expected a string")
+                raise Failure(token.start_pos + key.end(), "expected a string", True)
             if names is not None:
                 if not isinstance(value, dict) or \
                         not all(type(value.get(n, 0)) is int for n in names):
@@ -219,7 +221,6 @@ def _check_alias_table(name: str, text: str) -> None:
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")):
         raise PieceError(0, f"{name} must be a brace-enclosed list")
-    from .values import split_operands
     lead = text.index("{") + 1
     for offset, entry in split_operands(stripped[1:-1]) if stripped[1:-1].strip() else []:
         at = lead + offset
@@ -252,8 +253,10 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
 
     Accepts modules with or without the ``HloModule`` header, in every print
     style XLA has used. Attribute values and literals are read on first use;
-    ``strict=True`` reads them all now, so that any syntax error in them is
-    raised here. Errors are ``HloSyntaxError`` with path, line and column.
+    ``strict=True`` reads the text with the complete grammar
+    (grammar/hlo_full.lark) instead of the fast scanner, and reads every
+    attribute value and literal now, so that any syntax error is raised
+    here. Errors are ``HloSyntaxError`` with path, line and column.
 
     ``unchanged`` holds the runs of lines the unchanged pass matched in
     another run (hlodiff/syntax/unchanged.py, which computes the offsets from
@@ -263,31 +266,119 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
         if unchanged:
             raise ValueError("unchanged runs are offsets into text with \\n line ends")
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if unchanged and _xla_makes_more(text):
+        unchanged = None
     reader = TextReader(Source(text, path))
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the parse allocates millions of objects and frees none
+    scanner = HloScanner(text, unchanged)
     try:
-        tree = _feed(HloScanner(text, unchanged).tokens())
-        module = _ModuleBuilder(reader).transform(tree)
-    except ScanError as err:
-        raise _scan_error(text, err, path) from None
-    except Failure as err:
-        raise _failure_error(text, err, path) from None
-    except UnexpectedInput as err:
-        raise _unexpected(text, err, path) from None
-    except LarkError as err:
-        inner = getattr(err, "orig_exc", None)
-        if isinstance(inner, ScanError):
-            raise _scan_error(text, inner, path) from None
-        if isinstance(inner, Failure):
-            raise _failure_error(text, inner, path) from None
-        raise HloSyntaxError(str(err), path=path) from None
+        tree = _feed(strict_tokens(text) if strict else scanner.tokens())
+        names = None if strict or unchanged else list(chain.from_iterable(scanner.bodies))
+        module = _ModuleBuilder(reader, names).transform(tree)
+    except (ScanError, Failure, UnexpectedInput, LarkError) as err:
+        raise _error(text, getattr(err, "orig_exc", None) or err, scanner, reader, path,
+                     strict) from None
     finally:
         if gc_was_enabled:
             gc.enable()
     if strict:
         check(module)
     return module
+
+
+# What makes XLA build more than the text says (see program.py) in text the
+# unchanged pass could skip, whose lines it prints as "  %name = shape op(":
+# a shape left out, or async sugar (checked word by word: all-reduce-start is
+# a real opcode).
+_SHAPE_LEFT_OUT = re.compile(r"= [a-z][a-z0-9\-]*\(")
+_ASYNC_SUFFIX = re.compile(r"-(?:start|update|done)\(")
+
+
+def _xla_makes_more(text: str) -> bool:
+    """Would XLA make instructions or computations the text does not write?
+
+    The unchanged pass leaves lines as text, and what XLA would make of
+    them is then not made: such a text is parsed whole. XLA never prints
+    those forms, so a dump it wrote is always skipped as planned. Nested
+    operands, inline computations and names XLA would rename are not
+    looked for (too costly to find in text this big, and never printed by
+    XLA either): in lines the pass skips, which are the same in both runs,
+    they stay as written.
+    """
+    if _SHAPE_LEFT_OUT.search(text):
+        return True
+    for suffix in _ASYNC_SUFFIX.finditer(text):
+        start = text.rfind(" ", 0, suffix.start()) + 1
+        word = text[start:suffix.end() - 1]
+        if word not in OPCODES and is_opcode(word):
+            return True
+    return False
+
+
+def _error(text: str, err: Exception, scanner: HloScanner, reader: TextReader,
+           path: str | None, strict: bool) -> HloSyntaxError:
+    """The error to tell: the first syntax error in the text, as the
+    complete grammar would find it, before any check's."""
+    if isinstance(err, UnexpectedInput):
+        return _grammar_error(text, err, path)
+    told = None
+    if isinstance(err, ScanError) or isinstance(err, Failure) and not err.grammatical:
+        before = err.offset if isinstance(err, ScanError) else len(text) + 1
+        earlier = _first_error((t for kept in scanner.scanned for t in kept), reader, before)
+        if earlier is not None:
+            told = _failure_error(text, earlier, path)
+    if told is None:
+        if isinstance(err, ScanError):
+            told = _scan_error(text, err, path)
+        elif isinstance(err, Failure):
+            told = _failure_error(text, err, path)
+        else:
+            return HloSyntaxError(str(err), path=path)
+    if not strict and len(text) <= _LOCATED_BY_GRAMMAR:
+        # The scanner finds where pieces end, not which token is wrong: the
+        # complete grammar says where the text first leaves it.
+        try:
+            for _ in strict_tokens(text):
+                pass
+        except UnexpectedInput as exact:
+            located = _grammar_error(text, exact, path)
+            if located.line != told.line:
+                return located
+    return told
+
+
+# Texts up to this size are read with the complete grammar when the fast
+# path finds an error, to tell the first one where the grammar does
+# (a second at most; bigger texts keep the fast path's error).
+_LOCATED_BY_GRAMMAR = 500_000
+
+
+def _first_error(tokens, reader: TextReader, before: int) -> Failure | None:
+    """The first syntax error in the text of ``tokens`` (those the scanner
+    kept, see HloScanner.scanned) that start before offset ``before``, so
+    that syntax errors are told in the order of the text, as the complete
+    grammar tells them (checks come after both)."""
+    builder = _ModuleBuilder(reader)
+    for token in tokens:
+        if token.start_pos >= before:
+            break
+        try:
+            if token.type == "INSTRUCTION":
+                pieces.built(str(token), token.line, token.extra, reader)
+            elif token.type == "HEADER_ATTR":
+                builder._header_attribute(token)
+            elif token.type == "SIGNATURE":
+                _check_signature(token)
+                _check_parameters(token)
+            elif token.type == "TABLE_ENTRY":
+                parse_value(str(token)[_TABLE_KEY.match(str(token)).end():])
+        except Failure as err:
+            if err.grammatical:
+                return err
+        except PieceError as err:
+            return Failure(token.start_pos + err.offset, err.message, True)
+    return None
 
 
 def _feed(tokens):
@@ -326,24 +417,91 @@ def _failure_error(text: str, err: Failure, path: str | None) -> HloSyntaxError:
     return syntax_error_at(text, err.offset, err.message, path)
 
 
-def _unexpected(text: str, err: UnexpectedInput, path: str | None) -> HloSyntaxError:
+def _grammar_error(text: str, err: UnexpectedInput, path: str | None) -> HloSyntaxError:
+    """Where the text leaves a grammar (grammar/hlo_full.lark in strict
+    mode, the coarse grammar/hlo.lark otherwise), or what the file is when
+    it is not HLO at all."""
+    if isinstance(err, UnexpectedCharacters):
+        found = _scan_error(text, ScanError(err.pos_in_stream,
+                                            f"unexpected {text[err.pos_in_stream]!r}"), path)
+        return found
     token = getattr(err, "token", None)
     if token is None or token.type == "$END":
         return syntax_error_at(text, len(text), "the text ends too early", path)
     expected = sorted(getattr(err, "expected", ()) or ())
-    what = {"RBRACE": "'}'", "NAME": "an instruction", "LBRACE": "'{'"}
-    wanted = ", ".join(what.get(e, e) for e in expected[:4])
-    return syntax_error_at(text, token.start_pos, f"unexpected {str(token)[:30]!r}"
-                           + (f", expected {wanted}" if wanted else ""), path)
+    wanted = ", ".join(_TOKEN_NAMES.get(e, e) for e in expected[:4])
+    return _scan_error(text, ScanError(token.start_pos, f"unexpected {str(token)[:30]!r}"
+                                       + (f", expected {wanted}" if wanted else "")), path)
+
+
+# How tokens of the grammars are named in messages.
+_TOKEN_NAMES = {"RBRACE": "'}'", "LBRACE": "'{'", "NAME": "a name", "RPAR": "')'", "LPAR": "'('",
+                "COMMA": "','", "EQUAL": "'='", "INT": "an integer", "STRING": "a string",
+                "OPCODE": "an opcode", "ELEMENT_TYPE": "a shape", "ATTR_NAME": "an attribute"}
 
 
 def check(module: Module) -> None:
-    """Read every attribute value and literal of ``module``; raise the first error."""
+    """Read every attribute value and literal of ``module`` with its rule of
+    the complete grammar (grammar/hlo_full.lark), then as the model reads
+    it, and every literal's values as XLA would store them; raise the
+    first error (syntax errors before the rest, as a strict parse finds them)."""
+    for attribute in module.header:
+        _check_piece(f"{attribute.name}={attribute.text}", "header_attribute", attribute,
+                     attribute.offset - len(attribute.name) - 1)
+    for computation in module.computations:
+        source = next((i.reader.source for i in computation.instructions[:1] if not i.unchanged), None)
+        signature = None if source is None or computation.offset < 0 else \
+            _signature(source.text, computation)
+        if signature is not None:
+            try:
+                _check_parameters(signature)
+            except Failure as err:
+                raise source.error(err.offset, err.message) from None
+    for _, instruction in module.instructions():
+        for attribute in instruction.attributes:
+            _check_piece(f"{attribute.name}={attribute.text}", "attribute", attribute,
+                         attribute.offset - len(attribute.name) - 1)
+        if instruction.opcode == "constant":
+            _check_piece(instruction.operand_text, "literal", instruction, instruction.operand_offset)
     for _, instruction in module.instructions():
         for attribute in instruction.attributes:
             check_attribute(attribute)
+        instruction.called_computations  # names, or computations XLA would make of them
         if instruction.opcode == "constant":
-            instruction.literal
+            _check_values(instruction.literal, instruction)
+
+
+def _check_piece(text: str, rule: str, owner, offset: int) -> None:
+    """``text`` must read with ``rule`` of the complete grammar; pieces made
+    by hlodiff, with no place in the file (offset < 0), are not checked."""
+    if offset < 0:
+        return
+    try:
+        check_piece(text, rule)
+    except UnexpectedInput as err:
+        source = owner.reader.source
+        error = _grammar_error(text, err, None)
+        raise syntax_error_at(source.text, offset + _offset_in(text, error), error.reason,
+                              source.path) from None
+
+
+def _offset_in(text: str, error: HloSyntaxError) -> int:
+    """The offset in ``text`` of a line and column an error names."""
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[:error.line - 1]) + error.column - 1
+
+
+def _check_values(literal: Literal, instruction) -> None:
+    """Each element must be a value of the literal's type, as XLA requires
+    (in range, a NaN payload that fits, an integer for an integer type)."""
+    for part in literal.parts:
+        _check_values(part, instruction)
+    if literal.elided or literal.parts:
+        return
+    try:
+        element_bits_of(literal)
+    except LiteralError as err:
+        raise instruction.reader.error(instruction.operand_offset, f"constant: {err}") from None
 
 
 def read_text(path: str | Path) -> str:

@@ -11,20 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import HloSyntaxError, Source, syntax_error_at
-from ..model import Attribute, Instruction, Literal
+from ..model import Attribute, Instruction, Literal, Shape, StackFrameTable
 from . import pieces
 from .lexer import HloScanner, ScanError, attribute_offsets, head_at
+from .literals import LiteralError, decoded, element_bits_of
+from .meaning import attribute_key, header_key, instruction_keys
 from .values import (PieceError, computation_names, metadata_fields, parse_literal,
-                     parse_operands, parse_value)
+                     parse_operands, parse_shape, parse_value)
 
 
 class TextReader:
     """Reads the pieces of one file's text, on first use."""
 
-    __slots__ = ("source",)
+    __slots__ = ("source", "frames")
 
     def __init__(self, source: Source):
         self.source = source
+        self.frames: StackFrameTable | None = None  # the module's, once read
 
     @property
     def path(self) -> str | None:
@@ -45,6 +48,23 @@ class TextReader:
         except PieceError as err:
             raise self._error_in(attribute.offset, err, f"attribute {attribute.name}") from None
 
+    def attribute_key(self, attribute: Attribute) -> Any:
+        return attribute_key(attribute.name, attribute.text, self.frames)
+
+    def instruction_keys(self, instruction: Instruction) -> frozenset:
+        return instruction_keys(instruction.opcode, instruction.shape,
+                                instruction.attribute_items, self.frames)
+
+    def header_key(self, attribute: Attribute) -> Any:
+        return header_key(attribute.name, attribute.text)
+
+    def program_shape(self, attribute: Attribute) -> tuple[tuple[Shape, ...], Shape]:
+        """The shapes of ``entry_computation_layout={(params)->result}``."""
+        text = attribute.text.strip()[1:-1]
+        arrow = text.rindex("->")
+        parameters = parse_shape(text[:arrow])
+        return parameters.tuple_shapes, parse_shape(text[arrow + 2:])
+
     def attribute_offsets(self, tail_offset: int) -> tuple[int, ...]:
         return attribute_offsets(self.source.text, tail_offset)
 
@@ -53,7 +73,19 @@ class TextReader:
 
     def literal(self, instruction: Instruction) -> Literal:
         return parse_literal(instruction.operand_text, instruction.shape, self.source,
-                             instruction.operand_offset)
+                             instruction.operand_offset, self)
+
+    def literal_bits(self, literal: Literal) -> tuple:
+        """Each element's bits as XLA stores them; an element XLA rejects
+        stays its text (``check`` reports it)."""
+        try:
+            return element_bits_of(literal)
+        except LiteralError:
+            return literal.elements
+
+    def literal_values(self, literal: Literal) -> tuple:
+        return tuple(decoded(literal.element_type, bits) if not isinstance(bits, str) else bits
+                     for bits in literal.bits)
 
     def computation_names(self, attribute: Attribute) -> list[str]:
         return computation_names(attribute)
@@ -81,7 +113,7 @@ class TextReader:
         scanner = HloScanner(self.source.text)
         scanner.pos, scanner.line, scanner._line_pos = offset, line, offset
         try:
-            return pieces.instruction(scanner.instruction(), self)
+            return pieces.instruction(self, scanner.instruction())
         except ScanError as err:
             raise self.error(err.offset, err.message) from None
         except pieces.Failure as err:

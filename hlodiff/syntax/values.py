@@ -34,12 +34,15 @@ f6e3m2fn f6e2m3fn f4e2m1fn c64 c128 token opaque
 
 
 class PieceError(Exception):
-    """A syntax error at ``offset`` inside a piece of text."""
+    """A syntax error at ``offset`` inside a piece of text. ``grammatical``
+    is False for what the complete grammar (grammar/hlo_full.lark) accepts
+    and only a check rejects (a layout without one entry per dimension)."""
 
-    def __init__(self, offset: int, message: str):
+    def __init__(self, offset: int, message: str, grammatical: bool = True):
         super().__init__(message)
         self.offset = offset
         self.message = message
+        self.grammatical = grammatical
 
 
 def _lark_error(exc: LarkError, what: str) -> PieceError:
@@ -65,10 +68,11 @@ class _ShapeBuilder(Transformer):
         if str(element_type) not in ELEMENT_TYPES:
             raise PieceError(element_type.start_pos, f'unknown element type "{element_type}"')
         dims = [d for d in dims if d is not None]
-        if layout is not None and layout.minor_to_major is not None \
-                and len(layout.minor_to_major) != len(dims):
+        if layout is None:
+            layout = default_layout(str(element_type), len(dims))
+        elif len(layout.minor_to_major) != len(dims):
             raise PieceError(element_type.start_pos,
-                             f"layout {layout} does not have one entry per dimension")
+                             f"layout {layout} does not have one entry per dimension", False)
         return Shape(str(element_type), tuple(d[0] for d in dims), tuple(d[1] for d in dims), layout)
 
     def tuple_shape(self, *shapes):
@@ -78,24 +82,24 @@ class _ShapeBuilder(Transformer):
         return Shape("buffer", tuple_shapes=(inner,))
 
     def static_dim(self, n):
-        return (int(n), False)
+        return (_size(n), False)
 
     def bounded_dim(self, n):
-        return (int(n), True)
+        return (_size(n), True)
 
     def unbounded_dim(self):
         return (None, False)
 
     def layout(self, *items):
-        order = tuple(int(i) for i in items if isinstance(i, str))
+        order = tuple(_size(i) for i in items if getattr(i, "type", None) == "INT")
         fields = "".join(i[1] for i in items if isinstance(i, tuple))
         return Layout(order, fields)
 
     def fields_only_layout(self, *fields):
-        return Layout(None, "".join(f[1] for f in fields))
+        return Layout((), "".join(f[1] for f in fields if isinstance(f, tuple)))
 
     def dim_levels(self, *levels):
-        return ("field", "D(" + ",".join(levels) + ")")
+        return ("field", "D(" + ",".join(level for level in levels if level is not None) + ")")
 
     def dim_level(self, token):
         if not re.fullmatch(r"[DCSH]\+?~?", str(token)):
@@ -130,7 +134,7 @@ class _ShapeBuilder(Transformer):
         return ("field", "SC" + "".join(splits))
 
     def split(self, dim, *indices):
-        return f"({dim}:" + ",".join(indices) + ")"
+        return f"({dim}:" + ",".join(i for i in indices if i is not None) + ")"
 
     def physical_shape(self, shape):
         return ("field", f"P({shape})")
@@ -142,6 +146,28 @@ class _ShapeBuilder(Transformer):
 _SHAPE_BUILDER = _ShapeBuilder()
 
 
+def _size(token) -> int:
+    """A dimension size or layout entry: a grammatical integer, never negative."""
+    if token.startswith("-"):
+        raise PieceError(token.start_pos, f"{token} is negative", False)
+    return int(token)
+
+
+def default_layout(element_type: str, rank: int) -> Layout | None:
+    """The layout XLA's parser gives an array shape printed without one: the
+    major-to-minor order, ``{1,0}`` for a rank 2 shape and ``{}`` for a
+    scalar (``LayoutUtil::SetToDefaultLayout``, applied to every shape the
+    text leaves without a layout: instructions, signatures, the entry
+    computation layout). Tokens and opaque values have none."""
+    if element_type in ("token", "opaque"):
+        return None
+    return _DEFAULT_LAYOUTS[rank] if rank < len(_DEFAULT_LAYOUTS) else \
+        Layout(tuple(range(rank - 1, -1, -1)))
+
+
+_DEFAULT_LAYOUTS = tuple(Layout(tuple(range(rank - 1, -1, -1))) for rank in range(9))
+
+
 @lru_cache(maxsize=None)
 def parse_shape(text: str) -> Shape:
     """Parse a shape such as ``f32[2,4]{1,0}``; raises PieceError."""
@@ -149,7 +175,9 @@ def parse_shape(text: str) -> Shape:
     if flat is not None:
         return flat
     try:
-        return lalr("shape", transformer=_SHAPE_BUILDER).parse(text)
+        # Read first, then built: a syntax error anywhere in the text is
+        # told before what the builder finds wrong (a negative size).
+        return _SHAPE_BUILDER.transform(lalr("shape").parse(text))
     except PieceError:
         raise
     except LarkError as exc:
@@ -350,6 +378,7 @@ def int_list(attr: Attribute) -> tuple[int, ...]:
     return tuple(items)
 
 
+_DIM_LABELS = re.compile(r"[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}")
 _WINDOW_KEYS = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal"}
 
 
@@ -368,6 +397,9 @@ def check_attribute(attr: Attribute) -> None:
                     if len(part.split("_")) != 2:
                         raise attribute_error(
                             attr, f"window pad {item} must be low_high for each dimension")
+    elif name == "dim_labels":
+        if not _DIM_LABELS.fullmatch(attr.text.strip()):
+            raise attribute_error(attr, "dim_labels must read like b01f_01io->b01f")
     elif name == "result_accuracy":
         if not isinstance(value, dict):
             raise attribute_error(attr, "result_accuracy expects {mode=...} or {tolerance={...}}")
@@ -391,17 +423,44 @@ _SIMPLE_OPERAND_LIST = re.compile(rf"\s*(?:{_OPERAND}(?:,\s*{_OPERAND})*)?")
 _OPERAND_NAMES = re.compile(rf"(?:^|,)\s*{_OPERAND}")
 
 
+class NestedOperand(str):
+    """An operand written as an instruction (``add(x, f32[] constant(1))``):
+    its text, as written, and where it starts in the operand list. XLA makes
+    an instruction of it (hlodiff/syntax/program.py)."""
+
+    __slots__ = ("offset",)
+
+    def __new__(cls, text: str, offset: int):
+        operand = str.__new__(cls, text)
+        operand.offset = offset
+        return operand
+
+
+class Operands(tuple):
+    """Operand names of which some are ``NestedOperand``s: the type says so,
+    so that the parser finds the instructions with nested operands without
+    looking at each operand."""
+
+
 def parse_operands(text: str) -> tuple[str, ...]:
     """Operand names of an instruction, from the text between its parentheses.
 
     Accepts plain (``%a, %b``), typed (``f32[2]{0} %a``) and compact
-    get-tuple-element (``%t#0#1``) operands; raises PieceError otherwise.
+    get-tuple-element (``%t#0#1``) operands, and nested instructions
+    (``f32[] constant(1)``, kept whole as a ``NestedOperand``, in an
+    ``Operands`` tuple); raises PieceError otherwise.
     """
     if _SIMPLE_OPERAND_LIST.fullmatch(text):
+        if "[" in text:  # typed operands: their shapes must read as shapes
+            for shape in _OPERAND_SHAPES.finditer(text):
+                _operand_shape(shape.group(1), shape.start(1))
         return tuple(_OPERAND_NAMES.findall(text))
     if not text.strip():
         return ()
-    return tuple(_operand_name(item) for item in split_operands(text))
+    names = tuple(_operand_name(item) for item in split_operands(text))
+    if any(type(name) is NestedOperand for name in names):
+        return Operands(names)
+    return names
 
 
 def split_operands(text: str) -> list[tuple[int, str]]:
@@ -424,8 +483,17 @@ def split_operands(text: str) -> list[tuple[int, str]]:
     return [(off, item) for off, item in items if item.strip() or len(items) > 1]
 
 
-_GTE_OPERAND = re.compile(rf"\s*{_COMMENT}(?:(?:{_ARRAY_SHAPE}|\(.*\))\s+)?%?([A-Za-z_][\w.\-]*)((?:#[^\s,]*)*)\s*",
+_OPERAND_SHAPES = re.compile(rf"(?:^|,)\s*{_COMMENT}({_ARRAY_SHAPE})\s+")
+_GTE_OPERAND = re.compile(rf"\s*{_COMMENT}(?:({_ARRAY_SHAPE}|\(.*\))\s+)?%?([A-Za-z_][\w.\-]*)((?:#[^\s,]*)*)\s*",
                           re.S)
+
+
+def _operand_shape(text: str, offset: int) -> None:
+    """A typed operand's shape must read as a shape (what it says is not kept)."""
+    try:
+        parse_shape(text)
+    except PieceError as err:
+        raise PieceError(offset + err.offset, err.message, err.grammatical) from None
 _NESTED_OPERAND = re.compile(r"\s*(?:\S.*?\s+)??([a-z][a-z0-9\-]*)\((.*)\)\s*", re.S)
 
 
@@ -435,16 +503,19 @@ def _operand_name(item: tuple[int, str]) -> str:
         raise PieceError(offset, "empty operand")
     m = _GTE_OPERAND.fullmatch(text)
     if m is not None:
-        name, suffix = m.groups()
+        shape, name, suffix = m.groups()
+        if shape is not None:
+            _operand_shape(shape, offset + m.start(1))
         for index in suffix.split("#")[1:]:
             if not index.isdigit():
-                raise PieceError(offset + m.start(2), f"compact get-tuple-element index #{index} is not an integer")
+                raise PieceError(offset + m.start(3), f"compact get-tuple-element index #{index} is not an integer")
         return name + suffix
     m = _NESTED_OPERAND.fullmatch(text)
     if m is not None:
         from .opcodes import is_opcode
         if is_opcode(m.group(1)):
-            return f"{m.group(1)}({m.group(2).strip()})"  # a nested instruction, kept whole
+            start = len(text) - len(text.lstrip())
+            return NestedOperand(text.strip(), offset + start)
     raise PieceError(offset, f"malformed operand {text.strip()!r}")
 
 
@@ -455,35 +526,39 @@ _SCALAR_LITERAL = re.compile(r"\s*(-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][
 
 
 def parse_literal(text: str, shape: Shape | None, source: Source | None = None,
-                  offset: int = -1) -> Literal:
+                  offset: int = -1, reader=None) -> Literal:
     """Read the literal of ``constant(...)``; errors point into the file when possible."""
     try:
-        return _literal(text, shape)
+        return _literal(text, shape, reader)
     except PieceError as err:
         if source is not None and offset >= 0:
             raise source.error(offset + err.offset, err.message) from None
         raise HloSyntaxError(f"constant: {err.message}") from None
 
 
-def _literal(text: str, shape: Shape | None) -> Literal:
+def _literal(text: str, shape: Shape | None, reader) -> Literal:
     stripped = text.strip()
+    element_type = None if shape is None else shape.element_type
+    dimensions = () if shape is None else shape.dimensions
     m = _SCALAR_LITERAL.fullmatch(text)
     if m is not None:
-        return Literal(stripped, (stripped,))
+        return Literal(stripped, (stripped,), False, (), element_type, dimensions, reader)
     if shape is not None and shape.is_tuple:
+        if stripped == "{...}":  # XLA prints a large tuple constant so (its parser cannot read it)
+            return Literal(stripped, (), True, (), "tuple", (), reader)
         value = parse_value(text)
         if not isinstance(value, tuple) or len(value) != len(shape.tuple_shapes):
             raise PieceError(0, f"tuple literal does not match shape {shape}")
         parts = []
         for part, part_shape in zip(split_operands(stripped[1:-1]), shape.tuple_shapes):
-            parts.append(_literal(part[1], part_shape))
-        return Literal(stripped, parts=tuple(parts))
+            parts.append(_literal(part[1], part_shape, reader))
+        return Literal(stripped, (), False, tuple(parts), "tuple", (), reader)
     elements = _dense_array_elements(text, shape)
     if elements is not None:
-        return Literal(stripped, elements)
+        return Literal(stripped, elements, False, (), element_type, dimensions, reader)
     value = parse_value(text)
     if value == ["..."]:
-        return Literal(stripped, elided=True)
+        return Literal(stripped, (), True, (), element_type, dimensions, reader)
     complex_type = shape is not None and shape.element_type in ("c64", "c128")
     elements: list[str] = []
     depth = _flatten(value, elements, complex_type, 0)
@@ -492,7 +567,7 @@ def _literal(text: str, shape: Shape | None) -> Literal:
     if shape is not None and shape.element_count is not None and shape.dimensions \
             and len(elements) != shape.element_count:
         raise PieceError(0, f"literal has {len(elements)} elements but shape {shape} has {shape.element_count}")
-    return Literal(stripped, tuple(elements))
+    return Literal(stripped, tuple(elements), False, (), element_type, dimensions, reader)
 
 
 _PLAIN_ELEMENT = re.compile(r"-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf"

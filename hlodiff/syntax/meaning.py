@@ -1,0 +1,347 @@
+"""What attributes mean, whatever their spelling: the keys models compare.
+
+XLA reads attributes into typed fields and prints them back its own way,
+so many spellings are one program: ``dimensions={0, 1}`` and
+``dimensions={0,1}``, ``to_apply=%add`` and ``to_apply=add``,
+``slice={[0:4]}`` and ``slice={[0:4:1]}``, ``feature_group_count=1`` and no
+feature_group_count, ``operand_precision={HIGH,HIGH}`` and ``{high,high}``,
+one sharding on a tuple-shaped instruction and that sharding once per
+element, ``replica_count=1`` in a header and none. ``instruction_keys`` and
+``header_key`` give such spellings one key (plain, hashable data); models
+are equal when their keys are (hlodiff/model.py). Each rule was found
+comparing texts with XLA's print of them (jaxlib 0.10.2), on XLA's parser
+tests and on modules from public repositories.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from ..model import Shape, StackFrameTable
+from .opcodes import CALL_ATTRIBUTES
+from .values import Pair, PieceError, Seq, parse_value, split_operands
+
+# Header attributes XLA does not print when they hold their default.
+_HEADER_DEFAULTS = {"is_scheduled": "false", "replica_count": 1, "num_partitions": 1,
+                    "alias_passthrough_params": "false"}
+_EMPTY_BY_DEFAULT = frozenset({"frontend_attributes", "input_output_alias", "buffer_donor"})
+_BOOL_LISTS = frozenset({"allow_spmd_sharding_propagation_to_parameters",
+                         "allow_spmd_sharding_propagation_to_output"})
+
+# Attribute values XLA gives an instruction that does not print them, and
+# does not print itself: (opcodes or None for any) -> {name: text}.
+_COLLECTIVES = frozenset("""
+all-gather all-gather-start all-reduce all-reduce-start all-to-all collective-broadcast
+ragged-all-to-all reduce-scatter
+""".split())
+_DEFAULTS: tuple[tuple[frozenset[str] | None, dict[str, str]], ...] = (
+    (None, {"backend_config": '""'}),
+    (frozenset({"dot", "ragged-dot", "scaled-dot"}),
+     {"lhs_batch_dims": "{}", "rhs_batch_dims": "{}", "lhs_contracting_dims": "{}",
+      "rhs_contracting_dims": "{}"}),
+    (frozenset({"convolution", "custom-call"}), {"feature_group_count": "1",
+                                                  "batch_group_count": "1"}),
+    (frozenset({"sort", "topk"}), {"is_stable": "false"}),
+    (frozenset({"topk"}), {"largest": "true"}),
+    (frozenset({"scan"}), {"is_reverse": "false", "is_associative": "false"}),
+    (frozenset({"gather", "scatter"}), {"indices_are_sorted": "false", "unique_indices": "false"}),
+    (_COLLECTIVES, {"replica_groups": "{}", "constrain_layout": "false",
+                    "use_global_device_ids": "false"}),
+    (frozenset({"send", "recv", "send-done", "recv-done"}), {"is_host_transfer": "false"}),
+    (frozenset({"call"}), {"is_composite": "false"}),
+    (frozenset({"triangular-solve", "cholesky"}), {"lower": "false"}),
+    (frozenset({"custom-call"}), {"custom_call_has_side_effect": "false",
+                                  "api_version": "API_VERSION_ORIGINAL",
+                                  "schedule": "SCHEDULE_NONE"}),
+    (frozenset({"broadcast"}), {"dimensions": "{}"}),
+)
+_LOWER_CASE = frozenset({"operand_precision", "api_version", "schedule", "mode"})
+_WINDOW_DEFAULTS = {"stride": 1, "lhs_dilate": 1, "rhs_dilate": 1, "rhs_reversal": 0}
+
+
+def frozen(value: Any) -> Any:
+    """``value`` (from the generic value grammar) as hashable data, names
+    without their optional ``%``."""
+    if isinstance(value, dict):
+        return frozenset((key, frozen(item)) for key, item in value.items())
+    if isinstance(value, Seq):
+        return ("seq",) + tuple(frozen(item) for item in value)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(frozen(item) for item in value)
+    if isinstance(value, Pair):
+        return ("pair", frozen(value.key), value.sep, frozen(value.value))
+    if isinstance(value, str) and value.startswith("%"):
+        return value[1:]
+    return value
+
+
+def _value(text: str) -> Any:
+    try:
+        return parse_value(text)
+    except PieceError:
+        return ("unreadable", " ".join(text.split()))
+
+
+def attribute_key(name: str, text: str, frames: StackFrameTable | None = None) -> Any:
+    """The meaning of an instruction's ``name=text`` on its own; None when
+    XLA keeps nothing of it. ``frames`` is the module's stack frame table."""
+    reader = _READERS.get(name)
+    if reader is not None:
+        return reader(text, frames)
+    value = _value(text)
+    if name in _LOWER_CASE:
+        value = _lower(value)
+    return frozen(value)
+
+
+def _lower(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.lower()
+    if isinstance(value, list):
+        return [_lower(item) for item in value]
+    return value
+
+
+_METADATA_SHOWN = ("op_type", "op_name", "source_file", "scheduling_name")
+
+
+def _metadata(text: str, frames) -> Any:
+    """Metadata as XLA prints it: empty fields left out, none at all unless
+    one of op_type, op_name, source_file, scheduling_name is set, and the
+    stack frame as the call stack it names (XLA renumbers its frame table
+    when it prints it, and drops an id that names no frame)."""
+    value = _value(text)
+    if not isinstance(value, dict):
+        return None if value == [] else frozen(value)
+    fields = {key: item for key, item in value.items() if item not in ("", 0)}
+    if not any(fields.get(key) for key in _METADATA_SHOWN):
+        return None
+    frame = fields.pop("stack_frame_id", None)
+    if frames is not None and frame in frames.frames:
+        fields["stack_frame_id"] = frames.stack(frame)
+    return frozen(fields)
+
+
+def _backend_config(text: str, frames) -> Any:
+    value = _value(text)
+    if isinstance(value, str):  # quoted: the string; XLA prints it raw when it is a {...} blob
+        return value.strip() or None
+    return text.strip()
+
+
+def _frontend_attributes(text: str, frames) -> Any:
+    """``{k="v", k2={raw}}``: a quoted value and the same text raw are one."""
+    inner = text.strip()
+    if not (inner.startswith("{") and inner.endswith("}")):
+        return frozen(_value(text))
+    pairs = {}
+    try:
+        items = split_operands(inner[1:-1]) if inner[1:-1].strip() else []
+    except PieceError:
+        return frozen(_value(text))
+    for _, item in items:
+        key, _, raw = item.partition("=")
+        raw = raw.strip()
+        value = _value(raw) if raw.startswith(('"', "'")) else raw
+        pairs[key.strip()] = value if isinstance(value, str) else raw
+    return frozenset(pairs.items()) or None
+
+
+_SLICE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
+
+
+def _slice(text: str, frames) -> Any:
+    """``{[0:4], [1:9:2]}``: the stride is 1 unless given."""
+    return ("slice",) + tuple((int(a), int(b), int(c or 1)) for a, b, c in _SLICE.findall(text))
+
+
+def _numbers(part: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in part.split("_"))
+
+
+def _padding(text: str, frames) -> Any:
+    """``0_1x2_3_1``: low, high and interior padding per dimension (0 unless given)."""
+    try:
+        return ("padding",) + tuple((_numbers(d) + (0,))[:3] for d in text.strip().split("x"))
+    except ValueError:
+        return frozen(_value(text))
+
+
+def _window(text: str, frames) -> Any:
+    """``{size=3x3 stride=1x1 pad=0_0x0_0}``: fields at their default left out."""
+    value = _value(text)
+    if value == []:
+        return None
+    if not isinstance(value, dict):
+        return frozen(value)
+    kept = {}
+    for key, item in value.items():
+        try:
+            dims = tuple(_numbers(str(d)) for d in str(item).split("x"))
+        except ValueError:
+            kept[key] = frozen(item)
+            continue
+        default = (0, 0) if key == "pad" else (_WINDOW_DEFAULTS.get(key),)
+        if all(d == default for d in dims):
+            continue
+        kept[key] = dims
+    return frozenset(kept.items()) or None
+
+
+def _result_accuracy(text: str, frames) -> Any:
+    """``{mode=DEFAULT}`` is XLA's default; numbers and modes as values."""
+    value = _value(text)
+    if isinstance(value, dict) and "mode" in value and str(value["mode"]).lower() == "default":
+        return None
+    return frozen(_as_numbers(value))
+
+
+def _as_numbers(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _as_numbers(item) for key, item in value.items()}
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value.lower()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def _operand_precision(text: str, frames) -> Any:
+    value = _lower(_value(text))
+    if isinstance(value, list) and all(item == "default" for item in value):
+        return None
+    return frozen(value)
+
+
+
+
+def _leaves(shape: Shape) -> int:
+    """ShapeUtil::GetLeafCount: an empty tuple is a leaf too."""
+    if shape.is_tuple and shape.tuple_shapes:
+        return sum(_leaves(s) for s in shape.tuple_shapes)
+    return 1
+
+
+# An iota device list: "<=[dims]" and maybe "T(permutation)".
+_IOTA = re.compile(r"<=\[([0-9,\s]+)\](?:T\(([0-9,\s]+)\))?")
+
+
+def _plain_iota(match: re.Match) -> str:
+    """The iota as XLA prints it (``IotaTileAssignment``'s canonical form):
+    dimensions of size 1 dropped, dimensions the permutation keeps side by
+    side merged, no ``T(...)`` for the identity: ``<=[2,2,2]T(1,2,0)`` is
+    ``<=[2,4]T(1,0)``, ``<=[2,2]`` is ``<=[4]``."""
+    dims = [int(d) for d in match.group(1).split(",")]
+    order = [int(d) for d in match.group(2).split(",")] if match.group(2) else list(range(len(dims)))
+    if sorted(order) != list(range(len(dims))):
+        return match.group(0)
+    for dim in [d for d in range(len(dims)) if dims[d] == 1][::-1]:  # size 1: nothing to permute
+        del dims[dim]
+        order = [o - (o > dim) for o in order if o != dim]
+    merged = True
+    while merged:
+        merged = False
+        for k in range(len(order) - 1):
+            if order[k + 1] == order[k] + 1:
+                dim = order[k]
+                dims[dim:dim + 2] = [dims[dim] * dims[dim + 1]]
+                order = [o - (o > dim) for o in order[:k + 1] + order[k + 2:]]
+                merged = True
+                break
+    if order == list(range(len(order))):
+        return f"<=[{math.prod(dims)}]"
+    return "<=[" + ",".join(map(str, dims)) + "]T(" + ",".join(map(str, order)) + ")"
+
+
+def _devices(text: str, frames) -> Any:
+    """A sharding or replica groups, with iota device lists in XLA's form."""
+    return frozen(_value(_IOTA.sub(_plain_iota, text)))
+
+
+_READERS = {
+    "metadata": _metadata, "backend_config": _backend_config,
+    "frontend_attributes": _frontend_attributes, "slice": _slice, "padding": _padding,
+    "window": _window, "result_accuracy": _result_accuracy,
+    "operand_precision": _operand_precision, "sharding": _devices, "replica_groups": _devices,
+}
+
+
+def _tuple_sharding(text: str, shape: Shape) -> Any:
+    """A tuple's sharding, one per element: a single sharding stands for
+    itself once per element (``HloSharding::NormalizeTupleSharding``)."""
+    inner = text.strip()
+    if inner[1:].lstrip().startswith("{"):
+        try:
+            parts = [item for _, item in split_operands(inner[1:-1])]
+        except PieceError:
+            return frozen(_value(text))
+        return ("tuple sharding",) + tuple(attribute_key("sharding", part) for part in parts)
+    return ("tuple sharding",) + (attribute_key("sharding", text),) * _leaves(shape)
+
+
+def instruction_keys(opcode: str, shape: Shape | None, items,
+                     frames: StackFrameTable | None = None) -> frozenset:
+    """(name, key) of each attribute of an instruction that XLA keeps, its
+    called computations left out (the model compares those by name)."""
+    keys = {}
+    for name, text in items:
+        if name in CALL_ATTRIBUTES:
+            continue
+        if name == "sharding" and shape is not None and shape.is_tuple:
+            keys[name] = _tuple_sharding(text, shape)
+            continue
+        keys[name] = attribute_key(name, text, frames)
+    for opcodes, defaults in _DEFAULTS:
+        if opcodes is None or opcode in opcodes:
+            for name, text in defaults.items():
+                if name in keys and keys[name] == attribute_key(name, text):
+                    del keys[name]
+    if opcode == "map" and shape is not None and "dimensions" in keys and \
+            keys["dimensions"] == frozen(list(range(shape.rank))):
+        del keys["dimensions"]
+    if opcode in _COLLECTIVES and keys.get("mode") == _default_mode(keys):
+        del keys["mode"]
+    return frozenset((name, key) for name, key in keys.items() if key is not None)
+
+
+def _default_mode(keys: dict) -> str:
+    """The group mode XLA derives from channel_id and use_global_device_ids."""
+    if "channel_id" not in keys:
+        return "cross_replica"
+    return "flattened_id" if keys.get("use_global_device_ids") == "true" \
+        else "cross_replica_and_partition"
+
+
+def header_key(name: str, text: str) -> Any:
+    """The meaning of a module header's ``name=text``; None when it is
+    XLA's default (then XLA does not print it)."""
+    value = _value(text)
+    if name in _HEADER_DEFAULTS:
+        return None if value == _HEADER_DEFAULTS[name] else frozen(value)
+    if name in _EMPTY_BY_DEFAULT and value in ([], {}):
+        return None
+    if name == "frontend_attributes":
+        return _frontend_attributes(text, None)
+    if name == "input_output_alias":
+        return _aliases(value)
+    if name in _BOOL_LISTS:
+        flags = tuple(value) if isinstance(value, list) else (value,)
+        return None if all(flag == "false" for flag in flags) else flags
+    return frozen(value)
+
+
+def _aliases(value: Any) -> Any:
+    """``{ {0}: (0, {}, may-alias) }``: may-alias unless the entry says must-alias."""
+    if not isinstance(value, list):
+        return frozen(value)
+    entries = []
+    for entry in value:
+        if isinstance(entry, Pair) and isinstance(entry.value, tuple) and len(entry.value) == 2:
+            entry = Pair(entry.key, entry.value + ("may-alias",), entry.sep)
+        entries.append(frozen(entry))
+    return ("aliases",) + tuple(entries)
