@@ -14,9 +14,7 @@ users' origin.
 from __future__ import annotations
 
 import json
-import math
 import re
-import struct
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -90,11 +88,6 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
     return changes
 
 
-def _same_value(old: Attribute, new: Attribute) -> bool:
-    """Do two attribute texts mean the same (spacing, quoting, key order aside)?"""
-    return _value_difference(_meaning(old), _meaning(new)) is None
-
-
 def _meaning(attribute: Attribute) -> Any:
     """An attribute's value as data; a backend_config holding JSON as that JSON."""
     if attribute.text[:1] in "{[" and attribute.text[1:2] in ('"', "}", "]"):
@@ -142,16 +135,20 @@ def _short(value: Any, limit: int = 40) -> str:
 
 
 def header_changes(a: Module, b: Module) -> list[Change]:
-    """Module header attributes that differ: input_output_alias (buffer
-    donation), entry_computation_layout, replica_count, num_partitions, ..."""
-    old = {attr.name: attr for attr in a.header}
-    new = {attr.name: attr for attr in b.header}
+    """Module header attributes whose meaning differs (``Module.header_keys``:
+    spelling and XLA's defaults aside): input_output_alias (buffer
+    donation), replica_count, num_partitions, ...; and the entry
+    computation layout."""
+    old, new = dict(a.header_keys), dict(b.header_keys)
+    if a.entry_layout != b.entry_layout:
+        old["entry_computation_layout"], new["entry_computation_layout"] = a.entry_layout, b.entry_layout
+    texts_a = {attr.name: attr.text for attr in a.header}
+    texts_b = {attr.name: attr.text for attr in b.header}
     out = []
     for name in list(old) + [n for n in new if n not in old]:
-        x, y = old.get(name), new.get(name)
-        if x is not None and y is not None and (x.text == y.text or _same_value(x, y)):
+        if old.get(name) == new.get(name):
             continue
-        out.append(Change("attribute", None if x is None else x.text, None if y is None else y.text,
+        out.append(Change("attribute", texts_a.get(name), texts_b.get(name),
                           "", None, None, Origin(), f"module header: {name}"))
     return out
 
@@ -208,9 +205,9 @@ class _ComputationDiff:
 
     def changes(self) -> list[Change]:
         m = self.match
-        if m.unchanged:  # the same text in both runs: nothing can differ
-            return []
-        out: list[Change] = []
+        out: list[Change] = self._thread_change()
+        if m.unchanged:  # the same text in both runs: nothing else can differ
+            return out
         self.reverse = {y: x for x, y in m.pairs.items()}
         self.values_a, self.values_b = _ValueKeys(m.a), _ValueKeys(m.b)
         for y in m.b.instructions:
@@ -235,6 +232,17 @@ class _ComputationDiff:
         if self.is_entry:
             out.extend(self._parameter_count())
         return out
+
+    def _thread_change(self) -> list[Change]:
+        """``}, execution_thread="..."``: the thread a computation runs on
+        (``main`` when the text names none)."""
+        old, new = (c.execution_thread or "main" for c in (self.match.a, self.match.b))
+        if old == new:
+            return []
+        return [Change("attribute", old, new, self.match.b.name, None, None, Origin(),
+                       f"{self.match.b.name}: execution_thread", opcode=self.match.b.root.opcode,
+                       computation_a=self.match.a.name, line_a=self.match.a.line,
+                       line_b=self.match.b.line)]
 
     def _change(self, kind, old, new, x, y, detail="", **extra) -> Change:
         origin = self.origin_b(y) if y is not None else Origin()
@@ -371,10 +379,9 @@ class _ComputationDiff:
         if x.shape is not None and y.shape is not None and str(x.shape.without_layout()) != str(
                 y.shape.without_layout()):
             return []  # a shape change says it already; the values cannot line up
-        if same_literal(lx, ly, element_type):
+        if lx == ly:
             return []
-        detail = _element_differences(lx.elements, ly.elements, element_type) \
-            if not lx.parts else ""
+        detail = _element_differences(lx, ly) if not lx.parts else ""
         return [self._change("constant", lx.text, ly.text, x, y, detail,
                              element_type=element_type,
                              all_zero_or_one=(_all_zero_or_one(lx.elements),
@@ -382,33 +389,30 @@ class _ComputationDiff:
 
     def _attribute_changes(self, x: Instruction, y: Instruction,
                            only: frozenset[str] | None = None) -> list[Change]:
+        """Attributes whose meaning differs (``Instruction.attribute_keys``:
+        spelling and XLA's defaults aside), called computations left to
+        the wiring; metadata as the origin it names."""
         tx = {n: t for n, t in x.attribute_items if n not in _CALLS and (only is None or n in only)}
         ty = {n: t for n, t in y.attribute_items if n not in _CALLS and (only is None or n in only)}
         if tx == ty:
             return []
+        kx, ky = dict(x.attribute_keys), dict(y.attribute_keys)
         out = []
-        metadata_old = metadata_new = None  # set when the metadata text differs
         for name in list(tx) + [n for n in ty if n not in tx]:
-            if tx.get(name) == ty.get(name):
-                continue
-            if name in _NOT_COMPILED:  # metadata is compared by origin, below
-                if name == "metadata":
-                    metadata_old, metadata_new = x.metadata, y.metadata
+            if name in _NOT_COMPILED or tx.get(name) == ty.get(name):
                 continue
             old, new = x.attribute(name), y.attribute(name)
-            where = None
-            if old is not None and new is not None:
-                if name in _INSTRUCTION_LISTS:
-                    if self._same_instructions(old, new):
-                        continue
-                else:
-                    where = _value_difference(_meaning(old), _meaning(new))
-                    if where is None:
-                        continue
+            if name in _INSTRUCTION_LISTS and old is not None and new is not None:
+                if self._same_instructions(old, new):
+                    continue
+            elif kx.get(name) == ky.get(name):
+                continue
+            where = None if old is None or new is None \
+                else _value_difference(_meaning(old), _meaning(new))
             detail = f"{name}: {where}" if where else name
             out.append(self._change("attribute", None if old is None else old.text,
                                     None if new is None else new.text, x, y, detail=detail))
-        if metadata_old is not None or metadata_new is not None:
+        if tx.get("metadata") != ty.get("metadata") and (only is None or "metadata" in only):
             described = _metadata_difference(self.alignment.a.origin(x), self.alignment.b.origin(y))
             if described:
                 out.append(self._change("metadata", described[0], described[1], x, y,
@@ -513,60 +517,15 @@ def _all_zero_or_one(elements: tuple[str, ...]) -> bool:
 
 # --- literal values ------------------------------------------------------------------------
 
-_FLOAT_PACKING = {"f16": "e", "f32": "f", "f64": "d"}
-
-
-def same_literal(old: Literal, new: Literal, element_type: str | None) -> bool:
-    """Do two literals hold the same values of ``element_type``?
-
-    Spelling does not count (``{1,2}`` is ``{1, 2}``, ``0.5`` is ``5e-1``);
-    values are compared as the element type stores them, as XLA compares
-    literals: bit for bit, so -0 is not 0 and a NaN equals only a NaN.
-    """
-    if old.parts or new.parts:
-        if len(old.parts) != len(new.parts):
-            return False
-        return all(same_literal(p, q, None) for p, q in zip(old.parts, new.parts))
-    if len(old.elements) != len(new.elements):
-        return False
-    return all(e == f or _same_number(e, f, element_type) for e, f in zip(old.elements, new.elements))
-
-
-def _stored(text: str, element_type: str | None) -> Any:
-    """A printed element as the element type stores it (a key equal for equal bits)."""
-    value = element_value(text)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ("nan",)
-        packing = _FLOAT_PACKING.get(element_type or "")
-        if packing is not None:
-            try:
-                return struct.pack(packing, value)
-            except OverflowError:
-                return ("inf", value > 0)
-        return (value, math.copysign(1.0, value))  # the sign of a zero counts
-    if isinstance(value, complex):
-        return (_stored(repr(value.real), element_type), _stored(repr(value.imag), element_type))
-    return value
-
-
-def _same_number(a: str, b: str, element_type: str | None = None) -> bool:
-    try:
-        return _stored(a, element_type) == _stored(b, element_type)
-    except ValueError:
-        return False
-
-
-def _element_differences(old: tuple[str, ...], new: tuple[str, ...],
-                         element_type: str | None = None, limit: int = 5) -> str:
-    """``[3]: 0.5 -> 0.7, [9]: 1 -> 2 (2 of 16 elements differ)`` for arrays."""
-    if len(old) <= 1 or len(old) != len(new):
+def _element_differences(old: Literal, new: Literal, limit: int = 5) -> str:
+    """``[3]: 0.5 -> 0.7, [9]: 1 -> 2 (2 of 16 elements differ)`` for arrays,
+    elements compared as XLA stores them (``Literal.bits``)."""
+    if len(old.elements) <= 1 or len(old.elements) != len(new.elements):
         return ""
-    differing = [i for i, (o, n) in enumerate(zip(old, new))
-                 if o != n and not _same_number(o, n, element_type)]
-    shown = ", ".join(f"[{i}]: {old[i]} -> {new[i]}" for i in differing[:limit])
+    differing = [i for i, (o, n) in enumerate(zip(old.bits, new.bits)) if o != n]
+    shown = ", ".join(f"[{i}]: {old.elements[i]} -> {new.elements[i]}" for i in differing[:limit])
     more = ", ..." if len(differing) > limit else ""
-    return f"{shown}{more} ({len(differing)} of {len(old)} elements differ)"
+    return f"{shown}{more} ({len(differing)} of {len(old.elements)} elements differ)"
 
 
 def _metadata_difference(old: Origin, new: Origin) -> tuple[str, str, str] | None:

@@ -15,13 +15,18 @@ tests and on modules from public repositories.
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..model import Shape, StackFrameTable
 from .opcodes import CALL_ATTRIBUTES
-from .values import Pair, PieceError, Seq, parse_value, split_operands
+from ..errors import HloSyntaxError
+from .lexer import balanced_end
+from .literals import LiteralError, element_bits_of
+from .values import Pair, PieceError, Seq, parse_literal, parse_shape, parse_value, split_operands
 
 # Header attributes XLA does not print when they hold their default.
 _HEADER_DEFAULTS = {"is_scheduled": "false", "replica_count": 1, "num_partitions": 1,
@@ -74,7 +79,12 @@ def frozen(value: Any) -> Any:
         return ("pair", frozen(value.key), value.sep, frozen(value.value))
     if isinstance(value, str) and value.startswith("%"):
         return value[1:]
+    if isinstance(value, str) and _FLOAT.fullmatch(value):
+        return float(value)  # epsilon=0.001 is epsilon=1.000000e-03
     return value
+
+
+_FLOAT = re.compile(r"-?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)")
 
 
 def _value(text: str) -> Any:
@@ -125,10 +135,18 @@ def _metadata(text: str, frames) -> Any:
 
 
 def _backend_config(text: str, frames) -> Any:
+    """The config as a string (XLA prints it raw when it is a ``{...}``
+    blob, quoted otherwise); JSON as its data, since a backend reads it
+    into a proto, where the order of the fields is no part of the value
+    (a dump and ``Compiled.as_text()`` of one program order them otherwise)."""
     value = _value(text)
-    if isinstance(value, str):  # quoted: the string; XLA prints it raw when it is a {...} blob
-        return value.strip() or None
-    return text.strip()
+    config = value.strip() if isinstance(value, str) else text.strip()
+    if config[:1] == "{":
+        try:
+            return frozen(json.loads(config))
+        except ValueError:
+            pass
+    return config or None
 
 
 def _frontend_attributes(text: str, frames) -> Any:
@@ -263,8 +281,30 @@ def _devices(text: str, frames) -> Any:
     return frozen(_value(_IOTA.sub(_plain_iota, text)))
 
 
+def _literal(text: str, frames) -> Any:
+    """``literal=f32[2] {0.1, 2}`` (a custom-call's): the shape and the
+    elements as XLA stores them (``0.1`` is ``1.000000e-01``)."""
+    text = text.strip()
+    match = _SHAPE_PREFIX.match(text)
+    end = balanced_end(text, 0) if text.startswith("(") else match.end() if match else 0
+    try:
+        shape = parse_shape(text[:end])
+        return shape, _bits(parse_literal(text[end:], shape))
+    except (PieceError, HloSyntaxError, LiteralError):
+        return text
+
+
+def _bits(literal) -> tuple:
+    if literal.parts:
+        return tuple(_bits(part) for part in literal.parts)
+    return element_bits_of(literal)
+
+
+_SHAPE_PREFIX = re.compile(r"[a-z][a-z0-9]*(\[[^\]]*\])?(\{[^}]*\})?")
+
+
 _READERS = {
-    "metadata": _metadata, "backend_config": _backend_config,
+    "literal": _literal, "metadata": _metadata, "backend_config": _backend_config,
     "frontend_attributes": _frontend_attributes, "slice": _slice, "padding": _padding,
     "window": _window, "result_accuracy": _result_accuracy,
     "operand_precision": _operand_precision, "sharding": _devices, "replica_groups": _devices,
@@ -301,9 +341,8 @@ def instruction_keys(opcode: str, shape: Shape | None, items,
             for name, text in defaults.items():
                 if name in keys and keys[name] == attribute_key(name, text):
                     del keys[name]
-    if opcode == "map" and shape is not None and "dimensions" in keys and \
-            keys["dimensions"] == frozen(list(range(shape.rank))):
-        del keys["dimensions"]
+    if opcode == "map":  # XLA reads map's dimensions and keeps none: it maps over all
+        keys.pop("dimensions", None)
     if opcode in _COLLECTIVES and keys.get("mode") == _default_mode(keys):
         del keys["mode"]
     return frozenset((name, key) for name, key in keys.items() if key is not None)
@@ -317,9 +356,10 @@ def _default_mode(keys: dict) -> str:
         else "cross_replica_and_partition"
 
 
-def header_key(name: str, text: str) -> Any:
+def header_key(name: str, text: str, parse_module: Callable[[str], Any] | None = None) -> Any:
     """The meaning of a module header's ``name=text``; None when it is
-    XLA's default (then XLA does not print it)."""
+    XLA's default (then XLA does not print it). ``parse_module`` reads the
+    HLO modules an origin_recovery_table holds (else they stay text)."""
     value = _value(text)
     if name in _HEADER_DEFAULTS:
         return None if value == _HEADER_DEFAULTS[name] else frozen(value)
@@ -329,10 +369,29 @@ def header_key(name: str, text: str) -> Any:
         return _frontend_attributes(text, None)
     if name == "input_output_alias":
         return _aliases(value)
+    if name == "origin_recovery_table":
+        return frozen(_recovery_modules(value, parse_module))
     if name in _BOOL_LISTS:
         flags = tuple(value) if isinstance(value, list) else (value,)
         return None if all(flag == "false" for flag in flags) else flags
     return frozen(value)
+
+
+def _recovery_modules(value: Any, parse_module: Callable[[str], Any] | None) -> Any:
+    """``origin_recovery_table={ {"x"} : {"x__ovp0"}, "HloModule ..." }``
+    with each recovery module as the program it is: XLA reads it and
+    prints it back its own way."""
+    if isinstance(value, list):
+        return [_recovery_modules(item, parse_module) for item in value]
+    if isinstance(value, Pair):
+        return Pair(_recovery_modules(value.key, parse_module),
+                    _recovery_modules(value.value, parse_module), value.sep)
+    if parse_module is not None and isinstance(value, str) and value.lstrip().startswith("HloModule"):
+        try:
+            return parse_module(value)
+        except HloSyntaxError:
+            return value
+    return value
 
 
 def _aliases(value: Any) -> Any:

@@ -268,7 +268,7 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if unchanged and _xla_makes_more(text):
         unchanged = None
-    reader = TextReader(Source(text, path))
+    reader = TextReader(Source(text, path), parse)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the parse allocates millions of objects and frees none
     scanner = HloScanner(text, unchanged)

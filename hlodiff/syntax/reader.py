@@ -8,10 +8,11 @@ for them, and raises ``HloSyntaxError`` at their place in the file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import HloSyntaxError, Source, syntax_error_at
-from ..model import Attribute, Instruction, Literal, Shape, StackFrameTable
+from ..model import Attribute, Instruction, Literal, Module, Shape, StackFrameTable
 from . import pieces
 from .lexer import HloScanner, ScanError, attribute_offsets, head_at
 from .literals import LiteralError, decoded, element_bits_of
@@ -23,11 +24,14 @@ from .values import (PieceError, computation_names, metadata_fields, parse_liter
 class TextReader:
     """Reads the pieces of one file's text, on first use."""
 
-    __slots__ = ("source", "frames")
+    __slots__ = ("source", "frames", "parse_module")
 
-    def __init__(self, source: Source):
+    def __init__(self, source: Source, parse_module: Callable[[str], Module] | None = None):
         self.source = source
         self.frames: StackFrameTable | None = None  # the module's, once read
+        # Reads the HLO modules a header can embed (origin_recovery_table);
+        # the parser passes itself, which this module cannot import.
+        self.parse_module = parse_module
 
     @property
     def path(self) -> str | None:
@@ -56,7 +60,7 @@ class TextReader:
                                 instruction.attribute_items, self.frames)
 
     def header_key(self, attribute: Attribute) -> Any:
-        return header_key(attribute.name, attribute.text)
+        return header_key(attribute.name, attribute.text, self.parse_module)
 
     def program_shape(self, attribute: Attribute) -> tuple[tuple[Shape, ...], Shape]:
         """The shapes of ``entry_computation_layout={(params)->result}``."""

@@ -1,0 +1,137 @@
+"""Wrong verdicts the one-token fuzz (test_verdict_fuzz.py) found, each
+kept as the pair a user would diff, with what XLA's own parser says of it
+(jaxlib 0.10.2: the two texts print the same canonically, or not).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from test_wrong_answers import diff
+
+BF16 = """HloModule m, entry_computation_layout={()->bf16[]}
+
+ENTRY %e () -> bf16[] {
+  ROOT %c = bf16[] constant(VALUE)
+}
+"""
+
+BATCH_NORM = """HloModule m, entry_computation_layout={(f32[2,2]{1,0}, f32[2]{0}, f32[2]{0})->(f32[2,2]{1,0}, f32[2]{0}, f32[2]{0})}
+
+ENTRY %e (x: f32[2,2], s: f32[2], o: f32[2]) -> (f32[2,2], f32[2], f32[2]) {
+  %x = f32[2,2]{1,0} parameter(0)
+  %s = f32[2]{0} parameter(1)
+  %o = f32[2]{0} parameter(2)
+  ROOT %bn = (f32[2,2]{1,0}, f32[2]{0}, f32[2]{0}) batch-norm-training(%x, %s, %o), epsilon=VALUE, feature_index=1
+}
+"""
+
+CUSTOM_CALL = """HloModule m, entry_computation_layout={()->f32[2]{0}}
+
+ENTRY %e () -> f32[2] {
+  ROOT %cc = f32[2]{0} custom-call(), custom_call_target="foo", literal=f32[2]{0} VALUE
+}
+"""
+
+MAP = """HloModule m, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %e (p: f32[4], q: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  %q = f32[4]{0} parameter(1)
+  ROOT %m = f32[4]{0} map(%p, %q), dimensions={VALUE}, to_apply=%add
+}
+"""
+
+THREAD = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+%body (a: f32[4]) -> f32[4] {
+  %a = f32[4]{0} parameter(0)
+  ROOT %n = f32[4]{0} negate(%a)
+}, execution_thread="VALUE"
+
+ENTRY %e (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  %start = ((f32[4]{0}), f32[4]{0}, s32[]) call-start(%p), async_execution_thread="VALUE", to_apply=%body
+  ROOT %done = f32[4]{0} call-done(%start)
+}
+"""
+
+FUSION_CONFIG = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+ENTRY %e (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %n = f32[4]{0} negate(%p), backend_config=VALUE
+}
+"""
+
+
+@pytest.mark.parametrize("program, old, new", [
+    (BF16, "-65505", "-65504"),  # both round to bf16 -65536: one stored value
+    (BATCH_NORM, "0.001", "1.000000e-03"),  # a float attribute, spelt two ways
+    (CUSTOM_CALL, "{0.1, 2}", "{1.000000e-01, 2.0}"),  # a custom-call's literal=
+    (MAP, "0", "1"),  # XLA reads map's dimensions= and keeps none
+])
+def test_what_xla_reads_as_one_program_is_the_same_executable(tmp_path, program, old, new):
+    report, code = diff(tmp_path, program.replace("VALUE", old), program.replace("VALUE", new))
+    assert (code, report["same_executable"], report["recompiles"]) == (0, True, False)
+    assert [f for f in report["findings"] if f["affects"]] == []
+
+
+def test_a_backend_config_is_its_json_whatever_the_field_order(tmp_path):
+    """Not from the fuzz: XLA's text parser keeps the config as a string, but
+    the backend reads it into a proto, and XLA itself prints one compiled
+    program's config in two field orders (``Compiled.as_text()`` and the
+    dump of it: test_capture.py compares the two)."""
+    old, new = '{"a":1,"b":{"c":[]}}', '{"b":{"c":[]},"a":1}'
+    report, code = diff(tmp_path, FUSION_CONFIG.replace("VALUE", old),
+                        FUSION_CONFIG.replace("VALUE", new))
+    assert (code, report["same_executable"]) == (0, True)
+
+
+@pytest.mark.parametrize("program, old, new, kind", [
+    (BF16, "-65504", "-65000", "constant"),
+    (BATCH_NORM, "0.001", "0.002", "attribute"),
+    (CUSTOM_CALL, "{0.1, 2}", "{0.1, 3}", "attribute"),
+])
+def test_a_value_xla_stores_otherwise_is_a_different_executable(tmp_path, program, old, new, kind):
+    report, code = diff(tmp_path, program.replace("VALUE", old), program.replace("VALUE", new))
+    assert (code, report["same_executable"]) == (1, False)
+    assert report["findings"][0]["kind"] == kind
+
+
+def test_the_thread_a_computation_runs_on_is_part_of_the_program(tmp_path):
+    old = THREAD.replace("VALUE", "host")
+    new = old.replace('}, execution_thread="host"', '}, execution_thread="main"')
+    new = new.replace(', async_execution_thread="host"', "")
+    report, code = diff(tmp_path, old, new)
+    assert (code, report["same_executable"]) == (1, False)
+    assert any(f["detail"].endswith("execution_thread") and (f["old"], f["new"]) == ("host", "main")
+               for f in report["findings"])
+
+
+def test_one_renamed_op_name_is_metadata_not_another_jax_version(tmp_path):
+    """The only op_name of a small JAX dump loses its ``jit(main)`` level:
+    one renamed scope is no evidence of another JAX generation."""
+    line = ('  ROOT %b = f32[10]{0} broadcast(%p), dimensions={}, metadata={op_name="NAME" '
+            'source_file="m.py" source_line=3}\n')
+    program = ("HloModule jit_f, entry_computation_layout={(f32[])->f32[10]{0}}\n\n"
+               "ENTRY %main (p: f32[]) -> f32[10] {\n  %p = f32[] parameter(0)\n" + line + "}\n")
+    folders = []
+    for run, name in (("a", "jit(f)/jit(main)/broadcast_in_dim"), ("b", "renamed/scope")):
+        folder = tmp_path / run
+        folder.mkdir()
+        (folder / "module_0001.jit_f.before_optimizations.txt").write_text(
+            program.replace("NAME", name))
+        folders.append(folder)
+    from conftest import run_cli
+    import json
+    result = run_cli("diff", *map(str, folders), "--format", "json", expect=0)
+    report = json.loads(result.stdout)
+    assert report["same_executable"] is True
+    assert [f["kind"] for f in report["findings"]] == ["metadata"]
