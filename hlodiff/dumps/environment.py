@@ -9,8 +9,8 @@ two generations apart:
 * how source locations are recorded (stack-frame tables and
   ``stack_frame_id`` in newer XLA, inline ``source_file``/``source_line`` in
   older);
-* whether names carry the ``%`` sigil, and JAX's ``jit(main)`` scope in
-  op_names (0.4.x).
+* whether names carry the ``%`` sigil, and whether JAX's op_names have a
+  ``jit(main)`` scope (0.4.x).
 
 (Which sidecars a dump holds would tell too, .debug_options and the module
 folder with module.mlir come with JAX 0.5, but people and tools prune them.)
@@ -47,6 +47,7 @@ IGNORED_FLAGS = frozenset({
 # path gives a different JAX cache key for the same program.
 CACHE_DERIVED = frozenset({"xla_gpu_per_fusion_autotune_cache_dir"})
 _HEADER_DEVICES = re.compile(r"\b(replica_count|num_partitions)=(\d+)")
+_JAX_OP_NAME = re.compile(r'op_name="jit\(')
 _READ_LIMIT = 200_000  # the traits sit in a module's first lines
 
 
@@ -66,13 +67,16 @@ def environment(module: DumpModule) -> Environment:
     head = _head(module)
     traits = []
     if head:
-        traits.append(("source locations", "stack-frame tables" if "\nFileNames\n" in head
-                       or head.startswith("FileNames") or "stack_frame_id=" in head
-                       else "inline source_file" if "source_file=" in head else "none"))
+        if "\nFileNames\n" in head or head.startswith("FileNames") or "stack_frame_id=" in head:
+            traits.append(("source locations", "stack-frame tables"))
+        elif "source_file=" in head:
+            traits.append(("source locations", "inline source_file"))
         traits.append(("names", "%-prefixed" if re.search(r"\n\s*(ROOT )?%[\w.\-]+ = ", head)
                        else "bare"))
         if "/jit(main)/" in head:
             traits.append(("op_name scope", "jit(main)"))
+        elif _JAX_OP_NAME.search(head):
+            traits.append(("op_name scope", "no jit(main)"))
     after = module.stage_file(AFTER)
     platform = after.stage.platform if after is not None and after.stage is not None else None
     devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(head[:4000])))
@@ -118,13 +122,16 @@ class Difference:
 
 
 def differences(a: Environment, b: Environment) -> list[Difference]:
-    """The environment differences between two modules' dumps, most telling first."""
+    """The environment differences between two modules' dumps, most telling first.
+
+    A generation trait is evidence only where both dumps show it: a dump
+    without metadata (``--xla_dump_disable_metadata``) or without JAX
+    op_names says nothing about its JAX version."""
     out = []
-    if a.generation != b.generation:
-        old = dict(a.generation)
-        new = dict(b.generation)
-        traits = [k for k in dict.fromkeys(list(old) + list(new)) if old.get(k) != new.get(k)]
-        said = "; ".join(f"{k}: {old.get(k, 'none')} -> {new.get(k, 'none')}" for k in traits)
+    old, new = dict(a.generation), dict(b.generation)
+    traits = [k for k in old if k in new and old[k] != new[k]]
+    if traits:
+        said = "; ".join(f"{k}: {old[k]} -> {new[k]}" for k in traits)
         out.append(Difference("version", _era(a), _era(b),
                               "framework or XLA version: the two dumps were written by "
                               f"different generations of JAX/XLA ({said})"))
