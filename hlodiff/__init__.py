@@ -15,7 +15,6 @@ from .dumps import load_dump
 from .errors import HlodiffError, HloSyntaxError
 from .model import (Attribute, Computation, Frame, Instruction, Layout, Literal, Module,
                     Origin, Shape, StackFrameTable)
-from .syntax import opcodes
 
 __version__ = "0.1.0"
 

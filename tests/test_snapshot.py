@@ -94,7 +94,7 @@ def test_the_readme_fixture_fails_on_the_learning_rate_not_on_a_scope(tmp_path):
     first = changed.stdout.split("___ test_train_step_program ___")[1].split("\n")[1]
     assert first == f"constant 0.01 -> 0.02 at jit(train_step)/sgd/mul (model.py:{line})"
     assert f"\n    {first}\n" in README.read_text()  # the line the README promises
-    assert f"FAILED test_model.py::test_train_step_program - Failed: constant 0.01 -> 0.02" \
+    assert "FAILED test_model.py::test_train_step_program - Failed: constant 0.01 -> 0.02" \
         in changed.stdout
 
     model.write_text(MODEL.replace('named_scope("sgd")', 'named_scope("optimizer")'))

@@ -160,23 +160,23 @@ def describe(text: str) -> dict:
 def _program(module) -> str:
     """The program and nothing else: XLA's canonical print (instructions
     named by position, no metadata, every constant and backend_config in
-    full) of the module's header and of its entry computation, which
-    inlines every computation it calls, without the module's and the
-    computations' names, and without ``statistics={...}`` (numbers for
-    visualisation tools, which XLA's compilers never read). Two texts are
-    the same program exactly when these are equal."""
+    full, called computations inlined where they are called) without the
+    names of the module and of its computations, and without
+    ``statistics={...}`` (numbers for visualisation tools, which XLA's
+    compilers never read). Two texts are the same program exactly when
+    these are equal. Computations the entry never calls count too, as in
+    XLA's fingerprint of a module."""
     from jax._src.lib import hlo
 
     options = hlo.HloPrintOptions.canonical()
     options.print_backend_config = True
     options.print_large_constants = True
     printed = _STATISTICS.sub("", module.to_string(options))
-    first = re.search(r"^(?:ENTRY )?[^\s{}]+ \{$", printed, re.M).start()
-    header = re.sub(r"^HloModule \S+?(,|\n)", r"HloModule\1", printed[:first])
-    entry = printed[re.search(r"^ENTRY ", printed, re.M).start():]
-    return header + re.sub(r"^ENTRY \S+", "ENTRY", entry)
+    printed = re.sub(r"^HloModule \S+?(,|\n)", r"HloModule\1", printed)
+    return _COMPUTATION.sub(r"\1COMPUTATION {", printed)
 
 
+_COMPUTATION = re.compile(r"^(ENTRY )?[^\s{}]+ \{$", re.M)
 _STATISTICS = re.compile(r", statistics=\{[^{}]*\}")
 
 
