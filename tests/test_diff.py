@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import run_cli
 from hlodiff.analysis.compare import compare
 
 BASE = """HloModule jit_train_step, entry_computation_layout={(f32[16,8]{1,0})->f32[16,8]{1,0}}
@@ -162,6 +163,32 @@ def test_backend_config_names_the_field_that_changed(tmp_path):
     # the CPU fingerprint hashes the printed module, backend_config included
     assert report.top.affects == ("jax_cache_key", "xla_executable_fingerprint",
                                   "graphcore_hlo_hash")
+
+
+@pytest.mark.parametrize("old, new, detail", [
+    ("sharding={devices=[2,1]0,1}", "sharding={devices=[1,2]0,1}",
+     "sharding: {devices=[2,1]0,1} -> {devices=[1,2]0,1}"),
+    ('frontend_attributes={_xla_stream="1", keep="x"}', 'frontend_attributes={_xla_stream="2", keep="x"}',
+     "frontend_attributes: _xla_stream: 1 -> 2"),
+])
+def test_a_structured_attribute_names_the_part_that_changed(tmp_path, old, new, detail):
+    a = BASE.replace("dimensions={0}\n", f"dimensions={{0}}, {old}\n")
+    b = BASE.replace("dimensions={0}\n", f"dimensions={{0}}, {new}\n")
+    report = run(tmp_path, a, b)
+    assert (report.top.kind, report.top.detail) == ("attribute", detail)
+
+
+def test_a_long_attribute_is_headed_by_its_changed_words(tmp_path):
+    """A 60-character sharding is not printed whole twice: the headline and
+    the table say which words changed."""
+    tiles = "devices=[2,2,2]0,1,2,3,4,5,6,7 last_tile_dims={manual}"
+    a = BASE.replace("dimensions={0}\n", f"dimensions={{0}}, sharding={{{tiles}}}\n")
+    b = a.replace("0,1,2,3,4,5,6,7", "0,2,1,3,4,6,5,7")
+    report = run(tmp_path, a, b)
+    assert report.top.summary == ("attribute sharding: …devices=[2,2,2]0,1,2,3,4,5,6,7… -> "
+                                  "…devices=[2,2,2]0,2,1,3,4,6,5,7…")
+    text = run_cli("diff", str(tmp_path / "a.hlo"), str(tmp_path / "b.hlo"), expect=1).stdout
+    assert "Top cause: attribute sharding: …devices" in text.replace("\n", " ")
 
 
 def test_elided_constants_cannot_decide(tmp_path):

@@ -69,8 +69,9 @@ def model_differences(module: hlodiff.Module, view: dict) -> list[str]:
 # async_wrapped, and every name after it may be renumbered (an all-reduce
 # wrapped so even comes back as XLA's own all-reduce-start opcode).
 _RESUGARED = "XLA prints the async computation as <op>-start sugar, which renames it"
-# origin_recovery_table holds module texts as strings; XLA prints them its way.
-_RECOVERY = "origin_recovery_table holds module texts, which XLA prints its own way"
+# origin_recovery_table holds module texts as strings (hlodiff compares them as
+# programs); XLA prints the quotes inside them unescaped, which ends the string.
+_RECOVERY = "XLA prints the quotes inside an origin_recovery_table module unescaped"
 # dim_labels with '?' for an unknown dimension: XLA prints fewer of them.
 _DIM_LABELS = "dim_labels with '?', which XLA prints differently"
 REPRINT_EXCEPTIONS = (_RESUGARED, _RECOVERY, _DIM_LABELS)
@@ -88,7 +89,7 @@ def reprint_difference(module: hlodiff.Module, text: str, reprint: str) -> str |
     again = hlodiff.parse(reprint)
     if again == module:
         return None
-    if "origin_recovery_table" in text:
+    if re.search(r'origin_recovery_table=.*\\"', text, re.S):
         return _RECOVERY
     if re.search(r"dim_labels=[^,\s]*\?", text):
         return _DIM_LABELS

@@ -104,19 +104,22 @@ def _meaning(attribute: Attribute) -> Any:
     return value
 
 
-def _value_difference(old: Any, new: Any, limit: int = 3) -> str | None:
-    """Where two structured values differ, as a person reads it
-    (``fusion_backend_config.kind: kLoop -> kInput``); None when equal.
+def attribute_difference(old: Attribute, new: Attribute) -> str:
+    """Where two values of an attribute differ, as a person reads it: the
+    fields of JSON (``fusion_backend_config.kind: kLoop -> kInput``), else
+    the changed words with a little of what is around them
+    (``devices=[2,1]… -> devices=[1,2]…``)."""
+    a, b = _meaning(old), _meaning(new)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return _json_difference(a, b) or text_difference(old.text, new.text)
+    return text_difference(old.text, new.text)
 
-    deepdiff is imported here, on first use: it pulls in numpy and pydantic,
-    which would double the start-up of every command.
-    """
-    if old == new:
-        return None
+
+def _json_difference(old: dict, new: dict, limit: int = 3) -> str:
+    """deepdiff is imported here, on first use: it pulls in numpy and pydantic,
+    which would double the start-up of every command."""
     from deepdiff import DeepDiff
     tree = DeepDiff(old, new, view="tree")
-    if not tree:
-        return None
     lines = []
     for items in tree.values():
         for item in items:
@@ -127,6 +130,47 @@ def _value_difference(old: Any, new: Any, limit: int = 3) -> str | None:
     lines.sort()
     more = f" (and {len(lines) - limit} more)" if len(lines) > limit else ""
     return "; ".join(lines[:limit]) + more
+
+
+_WORDS = re.compile(r"\w+|\s+|.", re.S)
+
+
+def text_difference(old: str, new: str, reach: int = 16, limit: int = 3) -> str:
+    """The changed words of two texts, each widened to the whole
+    space-separated word around it (at most ``reach`` characters either
+    side), ``…`` where text was left out, whitespace shown as one space:
+    ``devices=[2,1]0,1 -> devices=[1,2]0,1``; places joined by ``; ``."""
+    from difflib import SequenceMatcher
+    a, b = _WORDS.findall(old), _WORDS.findall(new)
+
+    def widen(tokens: list[str], start: int, end: int) -> tuple[int, int]:
+        width = 0
+        while start > 0 and not tokens[start - 1].isspace() and width < reach:
+            start -= 1
+            width += len(tokens[start])
+        width = 0
+        while end < len(tokens) and not tokens[end].isspace() and width < reach:
+            width += len(tokens[end])
+            end += 1
+        return start, end
+
+    places: list[list[int]] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        place = [*widen(a, i1, i2), *widen(b, j1, j2)]
+        if places and (place[0] <= places[-1][1] or place[2] <= places[-1][3]):
+            places[-1][1], places[-1][3] = place[1], place[3]  # one word: one place
+        else:
+            places.append(place)
+
+    def shown(tokens: list[str], start: int, end: int) -> str:
+        text = re.sub(r"\s+", " ", "".join(tokens[start:end])).strip()
+        return ("…" if start > 0 else "") + (text or "(nothing)") + ("…" if end < len(tokens) else "")
+
+    said = [f"{shown(a, i1, i2)} -> {shown(b, j1, j2)}" for i1, i2, j1, j2 in places[:limit]]
+    more = f" (and {len(places) - limit} more)" if len(places) > limit else ""
+    return "; ".join(said) + more
 
 
 def _short(value: Any, limit: int = 40) -> str:
@@ -407,8 +451,7 @@ class _ComputationDiff:
                     continue
             elif kx.get(name) == ky.get(name):
                 continue
-            where = None if old is None or new is None \
-                else _value_difference(_meaning(old), _meaning(new))
+            where = None if old is None or new is None else attribute_difference(old, new)
             detail = f"{name}: {where}" if where else name
             out.append(self._change("attribute", None if old is None else old.text,
                                     None if new is None else new.text, x, y, detail=detail))

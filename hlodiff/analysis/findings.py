@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from ..model import GENERIC_PARAMETER_NAMES, Module, Origin
 from .causes import PRIORITY, element_types, moved_dims
-from .diff import Change
+from .diff import Change, text_difference
 from .hashes import HASHES, affects
 
 
@@ -247,7 +247,8 @@ def _group_key(change: Change) -> tuple:
 
 def _summary(change: Change, count: int) -> str:
     """The headline of a plain finding: old -> new, or the changed elements of a
-    big literal, or the values module.mlir showed for one XLA printed as {...}."""
+    big literal, or the values module.mlir showed for one XLA printed as {...},
+    or the changed words of a long attribute."""
     if change.kind == "elided_constant" and change.detail:
         where = f" of {change.element_type}" if change.element_type else ""
         return f"constant printed as {{...}}{where}: {change.detail}"
@@ -255,6 +256,10 @@ def _summary(change: Change, count: int) -> str:
         return f"constant {change.detail}"
     if change.kind == "attribute" and change.detail == "module header: input_output_alias":
         return _donation(change.old, change.new)
+    if change.kind == "attribute" and max(len(change.old or ""), len(change.new or "")) > 40:
+        if change.detail.startswith("module header: ") and change.old and change.new:
+            return f"{change.detail}: {text_difference(change.old, change.new)}"
+        return f"attribute {change.detail}"  # name: the changed words
     return ""
 
 

@@ -434,7 +434,9 @@ def _findings_table(findings, width: int) -> Table:
                    ("count", "right"), ("moves", "left"))
     rows = []
     for n, f in enumerate(findings, 1):
-        rows.append((str(n), f.kind, STAGE_WORDS.get(f.stage, f.stage), _change(f.old, f.new),
+        said = terminal(f.summary.removeprefix("attribute ")) \
+            if f.kind == "attribute" and f.summary else _change(f.old, f.new)
+        rows.append((str(n), f.kind, STAGE_WORDS.get(f.stage, f.stage), said,
                      str(f.count), terminal(f.origin.op_name or ""),
                      terminal(f.origin.location or ""),
                      [rule(h).short for h in f.affects]))
