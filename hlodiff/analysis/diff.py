@@ -179,22 +179,30 @@ def _short(value: Any, limit: int = 40) -> str:
 
 
 def header_changes(a: Module, b: Module) -> list[Change]:
-    """Module header attributes whose meaning differs (``Module.header_keys``:
-    spelling and XLA's defaults aside): input_output_alias (buffer
-    donation), replica_count, num_partitions, ...; and the entry
-    computation layout."""
-    old, new = dict(a.header_keys), dict(b.header_keys)
-    if a.entry_layout != b.entry_layout:
-        old["entry_computation_layout"], new["entry_computation_layout"] = a.entry_layout, b.entry_layout
-    texts_a = {attr.name: attr.text for attr in a.header}
-    texts_b = {attr.name: attr.text for attr in b.header}
+    """Module header attributes whose meaning differs (spelling and XLA's
+    defaults aside: ``Module.header_keys``): input_output_alias (buffer
+    donation), replica_count, num_partitions, the entry computation
+    layout, ... An attribute printed the same in both is not read at all
+    (a train step's header lists every output)."""
+    old = {attr.name: attr for attr in a.header}
+    new = {attr.name: attr for attr in b.header}
     out = []
     for name in list(old) + [n for n in new if n not in old]:
-        if old.get(name) == new.get(name):
+        x, y = old.get(name), new.get(name)
+        if x is not None and y is not None and x.text == y.text:
             continue
-        out.append(Change("attribute", texts_a.get(name), texts_b.get(name),
+        if name == "entry_computation_layout":
+            if a.entry_layout == b.entry_layout:
+                continue
+        elif _header_key(x) == _header_key(y):
+            continue
+        out.append(Change("attribute", None if x is None else x.text, None if y is None else y.text,
                           "", None, None, Origin(), f"module header: {name}"))
     return out
+
+
+def _header_key(attribute: Attribute | None) -> Any:
+    return None if attribute is None else attribute.reader.header_key(attribute)
 
 
 def _unpaired_computations(alignment: Alignment) -> list[Change]:
