@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import zipfile
+from pathlib import Path
 
 from conftest import ROOT
 
@@ -17,9 +19,17 @@ def test_wheel_ships_the_grammars_and_parses_from_outside_the_checkout(tmp_path)
     assert {"hlodiff/grammar/hlo.lark", "hlodiff/grammar/shape.lark",
             "hlodiff/grammar/value.lark"} <= set(names)
 
+    # A new virtualenv that sees this environment's dependencies (lark, rich...)
+    # through a .pth file, but not its hlodiff: an editable install's own .pth
+    # files are not read from a directory a .pth file adds.
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    venv_site = subprocess.run([str(python), "-c", purelib], check=True, capture_output=True,
+                               text=True).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(venv_site) / "hlodiff_test_deps.pth").write_text("\n".join(sorted(ours)) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
                    check=True, capture_output=True)
     probe = ("import hlodiff, hlodiff.syntax.grammars as g; "
