@@ -20,8 +20,10 @@ Textual checks only (stdlib; does not import hlodiff).  For each case:
     plus one, 1 = none) includes ``line=<n>`` (if op_name is null: anywhere);
   - ``source_file`` occurs as ``source_file="..."`` or in FileNames;
 * kind ``environment`` (the framework or library version changed between the
-  runs, not the program): ``old`` and ``new`` must each occur in the truth's
-  ``framework_version`` text and differ; op_name/source are not checked;
+  runs, not the program): ``old`` and ``new`` must differ and each occur in
+  the truth's ``framework_version`` text, or be a line of the run's
+  .debug_options (an XLA flag), or a device count the main module's header
+  gives (``2 devices (num_partitions=2)``); op_name/source are not checked;
 * dumps with no ``*before_optimizations.txt`` at all (after-optimizations
   only): the main module is the largest ``*after_optimizations.txt`` whose
   name contains ``main_program``; causes must then name stage
@@ -214,6 +216,22 @@ def normalise(text):
     return "\n".join(l.rstrip() for l in text.splitlines() if l.strip())
 
 
+def devices_ok(value, text):
+    """``2 devices (num_partitions=2)`` or ``1 device``: the count is the
+    product of the header's replica_count and num_partitions (1 when unprinted),
+    and every ``key=value`` named is in the header."""
+    m = re.fullmatch(r"(\d+) devices?(?: \((.*)\))?", value)
+    if not m:
+        return False
+    header = text.split("\n", 1)[0]
+    found = dict(re.findall(r"\b(replica_count|num_partitions)=(\d+)", header))
+    count = 1
+    for v in found.values():
+        count *= int(v)
+    named = dict(kv.split("=", 1) for kv in m.group(2).split(", ")) if m.group(2) else {}
+    return count == int(m.group(1)) and named == found
+
+
 def check_causes(causes, text_a, text_b, truth):
     """Check causes: text_a/text_b map "before"/"after" to the two main texts."""
     for i, c in enumerate(causes):
@@ -230,8 +248,11 @@ def check_causes(causes, text_a, text_b, truth):
                 raise Fail("cause %d (environment): needs differing old and new" % i)
             for side, text in (("old", text_a), ("new", text_b)):
                 # a version names itself in framework_version; an XLA flag is a
-                # line of the run's .debug_options ("(default)": no line)
+                # line of the run's .debug_options ("(default)": no line); a
+                # device count is what the main module's header says
                 flag = c[side] == "(default)" or c[side] in text["debug_options"]
+                if devices_ok(c[side], text["before"] or text["after"]):
+                    continue
                 if c[side] not in truth.get("framework_version", "") and not flag:
                     raise Fail("cause %d (environment): %s %r neither in framework_version "
                                "nor in the run's .debug_options" % (i, side, c[side]))

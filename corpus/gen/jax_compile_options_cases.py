@@ -4,9 +4,12 @@
   the HLO header gains ``input_output_alias``.
 * ``jax_xla_flag``: run_b sets an XLA flag (``--xla_cpu_enable_fast_math=true``);
   the HLO is identical, the ``.debug_options`` sidecar is not.
+* ``jax_device_count``: the same data-parallel step on one CPU device, then on
+  two (``--xla_force_host_platform_device_count``); shardings, the partition
+  count and the device mesh in the HLO follow from it.
 
-The program is jax_compile_options_child.py (its line numbers are recorded in
-the dumps). Run by hand with the JAX virtualenv (see README.md), from the
+The programs are jax_compile_options_child.py and jax_device_count_child.py
+(their line numbers are recorded in the dumps). Run by hand with the JAX virtualenv (see README.md), from the
 repository root: ``/root/venvs/jax/bin/python corpus/gen/jax_compile_options_cases.py``.
 """
 
@@ -21,16 +24,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
 CHILD = Path(__file__).with_name("jax_compile_options_child.py")
+DEVICES_CHILD = Path(__file__).with_name("jax_device_count_child.py")
 BULKY = (".ll", ".o")
 BULKY_NAMES = ("buffer-assignment", "live-range", "memory-usage")
 
 
-def run(case: str, run_name: str, mode: str, extra_flags: str = "") -> None:
+def run(case: str, run_name: str, mode: str, extra_flags: str = "", child: Path = CHILD) -> None:
     out = CORPUS / case / run_name
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={out} {extra_flags}".strip())
-    subprocess.run([sys.executable, str(CHILD.relative_to(ROOT)), mode], check=True, env=env,
+    subprocess.run([sys.executable, str(child.relative_to(ROOT)), mode], check=True, env=env,
                    cwd=ROOT)
     for path in out.rglob("*"):
         if path.is_file() and (path.suffix in BULKY or any(b in path.name for b in BULKY_NAMES)):
@@ -44,6 +48,10 @@ def main() -> None:
     run("jax_donation", "run_b", "donate")
     run("jax_xla_flag", "run_a", "keep")
     run("jax_xla_flag", "run_b", "keep", "--xla_cpu_enable_fast_math=true")
+    run("jax_device_count", "run_a", "1", "--xla_force_host_platform_device_count=1",
+        DEVICES_CHILD)
+    run("jax_device_count", "run_b", "2", "--xla_force_host_platform_device_count=2",
+        DEVICES_CHILD)
 
 
 if __name__ == "__main__":

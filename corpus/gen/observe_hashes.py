@@ -68,7 +68,11 @@ COMPILE_OPTIONS_CASES = {
     "jax_donation": {"run_a": ("keep", ""), "run_b": ("donate", "")},
     "jax_xla_flag": {"run_a": ("keep", ""),
                      "run_b": ("keep", "--xla_cpu_enable_fast_math=true")},
+    "jax_device_count": {"run_a": ("1", "--xla_force_host_platform_device_count=1"),
+                         "run_b": ("2", "--xla_force_host_platform_device_count=2")},
 }
+# the program each of those cases runs, where it is not jax_compile_options_child.py
+CHILDREN = {"jax_device_count": "corpus/gen/jax_device_count_child.py"}
 
 
 def _load(name):
@@ -225,7 +229,7 @@ def case_runs(case):
             runs.append(("run_" + rid, argv, {"JAX_PLATFORMS": "cpu"}, None, cfg["extra_flags"]))
     elif case in COMPILE_OPTIONS_CASES:
         for rname, (mode, extra) in COMPILE_OPTIONS_CASES[case].items():
-            argv = [JAX_PYTHON, "corpus/gen/jax_compile_options_child.py", mode]
+            argv = [JAX_PYTHON, CHILDREN.get(case, "corpus/gen/jax_compile_options_child.py"), mode]
             runs.append((rname, argv, {}, ROOT, extra))
     else:
         raise KeyError("not a JAX corpus case: %s" % case)

@@ -248,25 +248,57 @@ def _outside_summary(change: Change) -> str:
 
 
 def _fold_environment(findings: list[Finding]) -> list[Finding]:
-    """A new framework or XLA version lowers the same code differently: what
+    """What follows from an environment difference is folded under it.
+
+    A new framework or XLA version lowers the same code differently: what
     differs in the HLO then follows from the version, unless it is a value
-    the user's code wrote (a constant with a source line stays its own)."""
-    versions = [f for f in findings if f.kind == "environment" and "version" in f.detail]
-    if not versions:
-        return findings
-    version = versions[0]
-    kept, folded = [], []
-    for f in findings:
-        if f.kind == "environment" or f.kind == "constant" and f.origin.location:
-            kept.append(f)
-        else:
-            folded.append(f)
-    if not folded:
-        return findings
-    merged = replace(version, derived=version.derived + tuple(
-        replace(f, detail=f.summary or f.detail) for f in folded),
-        optimized=version.optimized + sum(f.optimized for f in folded))
-    return [merged if f is version else f for f in kept]
+    the user's code wrote (a constant with a source line stays its own).
+    Another device count partitions the program otherwise: its shardings,
+    the header's partition counts, sharding-propagation flags and device
+    mesh follow from it."""
+    for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning)):
+        home = next((f for f in findings if cause(f)), None)
+        if home is None:
+            continue
+        folded = [f for f in findings if f.kind != "environment" and follows(f)]
+        if not folded:
+            continue
+        moved = {h for f in [home, *folded] for h in f.affects}
+        merged = replace(home, derived=home.derived + tuple(
+            replace(f, detail=f.summary or f.detail) for f in folded),
+            optimized=home.optimized + sum(f.optimized for f in folded),
+            affects=tuple(h.name for h in HASHES if h.name in moved))
+        findings = [merged if f is home else f for f in findings if not any(f is g for g in folded)]
+    return findings
+
+
+def _is_version(finding: Finding) -> bool:
+    return finding.kind == "environment" and "version" in finding.detail
+
+
+def _is_device_count(finding: Finding) -> bool:
+    return finding.kind == "environment" and finding.detail.startswith("device count")
+
+
+def _from_version(finding: Finding) -> bool:
+    return not (finding.kind == "constant" and finding.origin.location)
+
+
+# Attributes that say how a program is partitioned over its devices.
+_PARTITIONING = frozenset({"sharding", "num_partitions", "replica_count",
+                           "allow_spmd_sharding_propagation_to_parameters",
+                           "allow_spmd_sharding_propagation_to_output"})
+
+
+def _partitioning(finding: Finding) -> bool:
+    """A sharding, a partition count, or Shardy's mesh and shardings (the
+    ``xla.sdy.`` frontend attributes)."""
+    if finding.kind != "attribute":
+        return False
+    name = finding.detail.removeprefix("module header: ").split(":")[0].strip()
+    if name == "frontend_attributes":
+        return "xla.sdy." in f"{finding.old}{finding.new}"
+    return name in _PARTITIONING
 
 
 def _rank(finding: Finding) -> tuple:

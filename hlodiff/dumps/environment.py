@@ -139,8 +139,7 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
         out.append(Difference("platform", a.platform, b.platform,
                               f"platform: compiled for {a.platform} vs {b.platform}"))
     if a.devices != b.devices:
-        old = ", ".join(f"{k}={v}" for k, v in a.devices) or "1 device"
-        new = ", ".join(f"{k}={v}" for k, v in b.devices) or "1 device"
+        old, new = _device_words(a.devices), _device_words(b.devices)
         out.append(Difference("devices", old, new, f"device count: {old} vs {new}"))
     if a.has_flags and b.has_flags:
         for key in sorted(set(a.flags) | set(b.flags)):
@@ -151,6 +150,17 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
                                   f"{key}: {new}" if key in b.flags else new,
                                   f"XLA flag {key}: {old} -> {new}"))
     return out
+
+
+def _device_words(devices: tuple[tuple[str, int], ...]) -> str:
+    """``2 devices (num_partitions=2)``: the count a user set, then what the
+    header says (each of replica_count and num_partitions is 1 when unprinted)."""
+    count = 1
+    for _key, value in devices:
+        count *= value
+    words = f"{count} device" + ("" if count == 1 else "s")
+    header = ", ".join(f"{k}={v}" for k, v in devices)
+    return f"{words} ({header})" if header else words
 
 
 def cache_paths_differ(a: Environment, b: Environment) -> str | None:
