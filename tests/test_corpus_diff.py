@@ -146,3 +146,13 @@ def test_top_finding_is_the_true_cause_with_its_origin(case, reports):
         assert any(cause["op_name"] in (o.op_name or "") for o in origins), origins[:3]
     if cause.get("source_line"):
         assert any(o.source_line == cause["source_line"] for o in origins), origins[:3]
+
+
+def test_a_finding_over_several_inputs_shows_one_inputs_values_with_its_own_origin(reports):
+    # jax_batch_size: x, tokens and y all grow with the batch; the values shown
+    # are x's (parameter 14), so the op_name shown must be x's, not tokens'
+    report = _report(reports, "jax_batch_size")
+    top = report.findings[0]
+    shown = next(w for w in top.where if (w.old, w.new) == (top.old, top.new))
+    assert "parameter(14)" in top.old
+    assert top.origin.op_name == shown.a.split(".")[0] == "x"

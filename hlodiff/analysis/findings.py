@@ -98,16 +98,19 @@ def _hashes(changes: list[Change]) -> tuple[str, ...]:
     return tuple(h.name for h in HASHES if h.name in moved)
 
 
-def _origins(changes: list[Change], limit: int = 50, ranked: bool = False
-             ) -> tuple[Origin, ...]:
+def _origins(changes: list[Change], limit: int = 50, ranked: bool = False,
+             lead: Change | None = None) -> tuple[Origin, ...]:
     """The distinct origins, those with a source line first, then those with an
-    op_name; in the order of ``changes`` when they come ``ranked`` (the ops that
+    op_name; among equals the origin of ``lead`` (the change whose old -> new
+    the finding shows, so that its values and its origin are one instruction's),
+    then in the order of ``changes`` when they come ``ranked`` (the ops that
     do the work of a structural finding first), else by their text, so that
     the order does not depend on how the dumps were read."""
     distinct = list(dict.fromkeys(c.origin for c in changes if c.origin))
-    distinct.sort(key=lambda o: (o.location is None, o.op_name is None) if ranked else
-                  (o.location is None, o.op_name is None, o.op_name or "", o.location or "",
-                   o.op_type or ""))
+    shown = lead.origin if lead is not None else None
+    distinct.sort(key=lambda o: (o.location is None, o.op_name is None, o != shown) if ranked
+                  else (o.location is None, o.op_name is None, o != shown, o.op_name or "",
+                        o.location or "", o.op_type or ""))
     return tuple(distinct[:limit])
 
 
@@ -125,7 +128,8 @@ def finding(kind: str, stage: str, changes: list[Change], *, old=None, new=None,
     first = min(changes, key=_symmetric_key)
     return Finding(kind, stage, first.old if old is None else old,
                    first.new if new is None else new, len(changes) if count is None else count,
-                   _hashes(changes + list(derived)), _origins(changes, ranked=ranked),
+                   _hashes(changes + list(derived)),
+                   _origins(changes, ranked=ranked, lead=None if old is not None else first),
                    tuple(where(c) for c in changes), detail or first.detail,
                    derived_findings(list(derived), stage), summary,
                    opcodes=tuple(dict.fromkeys(c.opcode for c in changes if c.opcode)))
@@ -141,7 +145,7 @@ def derived_findings(changes: list[Change], stage: str) -> tuple[Finding, ...]:
         group = groups[kind]
         example = min(group, key=_symmetric_key)  # the same example whichever run is a
         out.append(Finding(kind, stage, example.old, example.new, len(group), _hashes(group),
-                           _origins(group, 20), tuple(where(c) for c in group),
+                           _origins(group, 20, lead=example), tuple(where(c) for c in group),
                            f"{len(group)} {kind} change{'s' if len(group) != 1 else ''} "
                            "follow from it"))
     return tuple(out)
