@@ -3,7 +3,7 @@ when it changes the program.
 
 Real modules (XLA's parser tests, small real dumps of every framework) each
 get one-token edits: a number, an opcode, an operand, an op_name, a name
-renamed everywhere it is used. Two judges read each pair of texts:
+renamed everywhere it is used, ``ROOT`` moved to another line. Two judges read each pair of texts:
 
 * XLA's own parser (jaxlib, in a subprocess: ``xla_reference.py``) prints
   both canonically (names by position, no metadata, every constant in full,
@@ -70,6 +70,8 @@ def _options(token: str, literal: bool, opcode: bool) -> list[str]:
     if re.fullmatch(r"-?\d+\.\d+(?:e-?\d+)?|-?\d+e-?\d+", token):
         value = float(token)
         return sorted({repr(value * 2), repr(value), f"{value:e}"} - {token})
+    if token == "ROOT":
+        return ["MOVE_ROOT"]
     if token.startswith('"'):
         return ['"renamed/scope"']
     if "." in bare and bare[0].isalpha():
@@ -88,6 +90,19 @@ def _edit(text: str, rng: random.Random) -> tuple[str, str] | None:
     match, options = rng.choice(tokens)
     token = match.group()
     choice = rng.choice(options)
+    if choice == "MOVE_ROOT":  # the computation returns another of its lines
+        start = text.rfind("{\n", 0, match.start()) + 2
+        end = text.find("\n}", match.end())
+        lines = [m.start(1) for m in re.finditer(r"\n[ \t]*(%?[A-Za-z_][\w.\-]* =)",
+                                                 text[start - 1:end])]
+        if len(lines) < 2:
+            return None
+        there = start - 1 + rng.choice(lines)
+        if there == match.end() + 1:  # its own line
+            return None
+        moved = text[:there] + "ROOT " + text[there:]
+        at = match.start() + (5 if there < match.start() else 0)
+        return moved[:at] + moved[at + 5:], f"ROOT moved to offset {there}"
     if choice == "RENAME":  # a name, and every use of it: the same program
         name = token.lstrip("%")
         renamed = re.sub(rf"(?<![\w.\-]){re.escape(name)}(?![\w.\-])",

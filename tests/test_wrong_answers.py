@@ -150,3 +150,28 @@ def test_an_unprinted_constant_in_an_optimized_dump_alone_cannot_tell_if_it_reco
     report = compare(tmp_path / "run_a", tmp_path / "run_b")
     assert report.recompiles is None and report.same_executable is None
     assert report.hashes["jax_cache_key"] is None
+
+
+NEGATED = SUBTRACT.replace("  ROOT %subtract.4 = f32[8]{0} subtract(%a.2, %b.3)",
+                           "  %subtract.4 = f32[8]{0} subtract(%a.2, %b.3)\n"
+                           "  ROOT %negate.5 = f32[8]{0} negate(%subtract.4)")
+
+
+def test_root_moved_to_another_line_returns_another_value(tmp_path):
+    # every line pairs as it was, but the program now returns the difference,
+    # not its negation (found by fuzzing one-token edits against XLA's parser)
+    moved = NEGATED.replace("  %subtract.4", "  ROOT %subtract.4").replace("ROOT %negate.5",
+                                                                           "%negate.5")
+    for a_text, b_text in ((NEGATED, moved), (moved, NEGATED)):
+        report, code = diff(tmp_path, a_text, b_text)
+        assert code == 1 and report["same_executable"] is False
+        assert [(f["kind"], f["old"], f["new"]) for f in report["findings"] if f["affects"]] \
+            == [("operands", f"ROOT {x} f32[8]{{0}}", f"ROOT {y} f32[8]{{0}}")
+                for x, y in [("negate", "subtract") if a_text is NEGATED
+                             else ("subtract", "negate")]]
+
+
+def test_without_a_root_the_last_line_is_the_root(tmp_path):
+    # XLA's parser takes the last instruction when no line says ROOT
+    report, code = diff(tmp_path, NEGATED, NEGATED.replace("ROOT %negate.5", "%negate.5"))
+    assert code == 0 and report["same_executable"] is True

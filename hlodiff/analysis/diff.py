@@ -281,6 +281,7 @@ class _ComputationDiff:
                 out.extend(self._compare(x, y))
         for x in m.unmatched_a:
             out.append(self._one_sided("op_removed", x, None))
+        out.extend(self._root_change())
         if self.is_entry:
             out.extend(self._parameter_count())
         return out
@@ -359,6 +360,20 @@ class _ComputationDiff:
         out.extend(self._wiring_changes(x, y))
         out.extend(self._attribute_changes(x, y))
         return out
+
+    def _root_change(self) -> list[Change]:
+        """What the computation returns is read like an operand: the two roots
+        must be paired with each other (``ROOT`` moved to another line returns
+        another value, though every line may be paired as it was). A root with
+        no partner is an added or removed instruction, the change already."""
+        x, y = self.match.a.root, self.match.b.root
+        partner = self.match.pairs.get(x.name)
+        if partner is None or partner == y.name or y.name not in self.reverse \
+                or self.values_a.key(x.name) == self.values_b.key(y.name):
+            return []
+        return [self._change("operands", f"ROOT {_operand_label(self.match.a, x.name)}",
+                             f"ROOT {_operand_label(self.match.b, y.name)}", x, y,
+                             detail=f"{self.match.b.name} returns another value")]
 
     def _wiring_changes(self, x: Instruction, y: Instruction) -> list[Change]:
         """What a paired pair reads and calls must be paired with each other.
