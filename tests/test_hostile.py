@@ -315,3 +315,21 @@ def test_text_from_the_dump_is_never_read_as_markup(tmp_path: Path) -> None:
     assert str(a) in run_cli("constants", str(a), str(b), expect=1).stdout
     listing = run_cli("ls", str(dump)).stdout
     assert "[red]" in listing and "jit_g[x].before_optimizations.txt:1:" in listing
+
+
+# --- sidecars ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("damage", ["not hex", "wrong length"])
+def test_a_damaged_module_mlir_leaves_the_elided_constant_undecided(tmp_path: Path, damage) -> None:
+    # jax_int4_elided: the int4 table differs, and only module.mlir shows it
+    case = copy_case("jax_int4_elided", tmp_path)
+    mlir = next((case / "run_b").glob("*/module.mlir"))
+    text = mlir.read_text()
+    at = text.index('"0x') + 3
+    mlir.write_text(text[:at] + ("Z" + text[at + 1:] if damage == "not hex" else "00" + text[at:]))
+    result = run_cli("diff", str(case / "run_a"), str(case / "run_b"), "--format", "json",
+                     expect=1)  # undecided: not the same executable as far as anyone can tell
+    assert "Traceback" not in result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["same_executable"] is None and report["recompiles"] is None
+    assert "cannot be decoded" in report["findings"][0]["detail"]

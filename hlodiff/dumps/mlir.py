@@ -129,11 +129,26 @@ def settle(tensor: str, old: list[str] | None, new: list[str] | None) -> Settled
         return Settled(None, f"module.mlir holds {len(old)} vs {len(new)} constants of type "
                              f"tensor<{tensor}>: they cannot be paired")
     for a, b in zip(old, new):
-        if _normalised(a) != _normalised(b):
-            detail = element_difference(tensor, a, b)
-            return Settled(True, f"module.mlir shows different values of tensor<{tensor}>"
-                                 + (f": {detail}" if detail else ""))
+        if _normalised(a) == _normalised(b):
+            continue
+        if a.startswith('"0x') or b.startswith('"0x'):
+            # bytes: equal when they decode to the same elements (a splat is
+            # one element for all), undecided when either does not decode
+            va, vb = decode(tensor, a), decode(tensor, b)
+            if va is None or vb is None:
+                return Settled(None, f"module.mlir holds a value of tensor<{tensor}> that "
+                                     "cannot be decoded: the values cannot be compared")
+            if _bits(va) == _bits(vb):
+                continue
+        detail = element_difference(tensor, a, b)
+        return Settled(True, f"module.mlir shows different values of tensor<{tensor}>"
+                             + (f": {detail}" if detail else ""))
     return Settled(False, f"module.mlir shows the same values of tensor<{tensor}>")
+
+
+def _bits(values: list[float | int]) -> list[bytes]:
+    """Each element's bits as a double: -0.0 is not 0.0, NaN equals its own bits."""
+    return [struct.pack("<d", float(v)) for v in values]
 
 
 def _normalised(value: str) -> str:
@@ -142,12 +157,16 @@ def _normalised(value: str) -> str:
 
 def decode(tensor: str, value: str) -> list[float | int] | None:
     """The elements of a ``dense<...>`` value of type ``tensor``, or None when unknown."""
-    shape, element = _TENSOR.fullmatch(tensor).groups()
+    typed = _TENSOR.fullmatch(tensor)
+    if typed is None or not value.startswith('"0x') or not value.endswith('"'):
+        return None
+    shape, element = typed.groups()
     dims = [int(d) for d in shape.split("x") if d]
     count = math.prod(dims) if dims else 1
-    if not value.startswith('"0x'):
+    try:
+        raw = bytes.fromhex(value[3:-1])
+    except ValueError:  # not hexadecimal: a damaged file
         return None
-    raw = bytes.fromhex(value[3:-1])
     bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS else None)
     if bits is None:
         return None
@@ -171,8 +190,8 @@ def element_difference(tensor: str, a: str, b: str) -> str:
     va, vb = decode(tensor, a), decode(tensor, b)
     if va is None or vb is None or len(va) != len(vb):
         return ""
-    differing = [i for i, (x, y) in enumerate(zip(va, vb))
-                 if struct.pack("<d", float(x)) != struct.pack("<d", float(y))]
+    bits_a, bits_b = _bits(va), _bits(vb)
+    differing = [i for i in range(len(va)) if bits_a[i] != bits_b[i]]
     if not differing:
         return ""
     shown = ", ".join(f"[{i}]: {va[i]:.9g} -> {vb[i]:.9g}" for i in differing[:3])
