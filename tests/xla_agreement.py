@@ -85,7 +85,7 @@ def reprint_difference(module: hlodiff.Module, text: str, reprint: str) -> str |
     the text's: values one side does not give cannot be compared (XLA
     fills an elided literal with arbitrary values, and its default print
     elides any literal of more than a few elements)."""
-    reprint = _with_elided_literals(module, reprint)
+    reprint = with_elided_literals(module, reprint)
     again = hlodiff.parse(reprint)
     if again == module:
         return None
@@ -98,7 +98,9 @@ def reprint_difference(module: hlodiff.Module, text: str, reprint: str) -> str |
     return _first_difference(module, again)
 
 
-def _with_elided_literals(module: hlodiff.Module, reprint: str) -> str:
+def with_elided_literals(module: hlodiff.Module, reprint: str) -> str:
+    """XLA's ``reprint`` of ``module`` with each literal that either side
+    elides (``{...}``) spelled as the module spells it."""
     for _, instruction in module.instructions():
         if instruction.opcode != "constant":
             continue

@@ -96,6 +96,7 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
                               name if names.count(name) == 1
                               else f"{name} ({_short_label(pair.a)} vs {_short_label(pair.b)})")
                 for pair, name in zip(pairing.pairs, names)]
+    programs = _version_for_the_run(programs)
     extra: tuple[ExtraCompilation, ...] = ()
     if unpaired:
         extra = tuple(ExtraCompilation(run, m.label, m.normalised)
@@ -163,6 +164,22 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
                        ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
                        framework, (note,) if note else (),
                        is_main)
+
+
+def _version_for_the_run(programs: list[ProgramDiff]) -> list[ProgramDiff]:
+    """A framework or XLA version belongs to the run, not to one program: a
+    program whose dump carries no source locations (a helper without
+    metadata) shows no sign of it, yet was compiled by the same versions, so
+    it gets the version difference its run shows."""
+    version = next((c for p in programs for c in p.outside
+                    if c.kind == "environment" and c.detail.startswith(_VERSION)), None)
+    if version is None:
+        return programs
+    return [p if any(c.detail.startswith(_VERSION) for c in p.outside if c.kind == "environment")
+            else replace(p, outside=[version, *p.outside]) for p in programs]
+
+
+_VERSION = "framework or XLA version"
 
 
 def _module_number_detail(old: int, new: int) -> str:

@@ -8,9 +8,14 @@ two generations apart:
 
 * how source locations are recorded (stack-frame tables and
   ``stack_frame_id`` in newer XLA, inline ``source_file``/``source_line`` in
-  older);
-* whether names carry the ``%`` sigil, and whether JAX's op_names have a
-  ``jit(main)`` scope (0.4.x).
+  older): the evidence, since neither a re-print nor an edit of metadata
+  changes it;
+* whether JAX's op_names have a ``jit(main)`` scope (0.4.x): told beside it,
+  never evidence alone (one renamed scope would do it).
+
+Whether names carry the ``%`` sigil is no evidence at all: XLA's own printer
+writes it and its dumps of some versions do not, so a module and XLA's
+re-print of it differ there.
 
 (Which sidecars a dump holds would tell too, .debug_options and the module
 folder with module.mlir come with JAX 0.5, but people and tools prune them.)
@@ -71,15 +76,15 @@ def environment(module: DumpModule) -> Environment:
             traits.append(("source locations", "stack-frame tables"))
         elif "source_file=" in head:
             traits.append(("source locations", "inline source_file"))
-        traits.append(("names", "%-prefixed" if re.search(r"\n\s*(ROOT )?%[\w.\-]+ = ", head)
-                       else "bare"))
         if "/jit(main)/" in head:
             traits.append(("op_name scope", "jit(main)"))
         elif _JAX_OP_NAME.search(head):
             traits.append(("op_name scope", "no jit(main)"))
     after = module.stage_file(AFTER)
     platform = after.stage.platform if after is not None and after.stage is not None else None
-    devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(head[:4000])))
+    # 1 is XLA's default for both: printed or not, it is one device
+    devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(head[:4000])
+                           if int(v) != 1))
     flags = _flags(module)
     return Environment(tuple(traits), platform, devices, flags or {}, flags is not None)
 
@@ -130,7 +135,7 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
     out = []
     old, new = dict(a.generation), dict(b.generation)
     traits = [k for k in old if k in new and old[k] != new[k]]
-    if traits:
+    if "source locations" in traits:
         said = "; ".join(f"{k}: {old[k]} -> {new[k]}" for k in traits)
         out.append(Difference("version", _era(a), _era(b),
                               "framework or XLA version: the two dumps were written by "
