@@ -26,6 +26,7 @@ only are extra compilations, listed apart.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -151,6 +152,9 @@ def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (
         for stage in program.stages:
             key = stage.stage if len(programs) == 1 else f"{program.program}: {stage.stage}"
             stage_info[key] = {"a": stage.path_a, "b": stage.path_b, "changes": len(stage.changes)}
+    # the main program's findings first: a run-wide finding shows its values
+    main = next((p.program for p in programs if p.is_main), None)
+    findings.sort(key=lambda f: f.program != main)
     findings = _once_per_run(findings, len(programs))
     ordered = sorted(range(len(verdicts_)),
                      key=lambda i: _program_rank(verdicts_[i], programs[i].is_main, i))
@@ -171,23 +175,55 @@ def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (
 
 
 def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
-    """An environment difference (a version, a flag) is the same for every
-    program of the run: one finding, counted over the programs it touched."""
+    """A difference outside the program text that is the same for several
+    programs of the run is one finding, counted over the programs it
+    touched: a version or a flag, and the trace counters and module numbers
+    that shifted because one run built other functions first."""
     out: list[Finding] = []
     seen: dict[tuple, int] = {}
     for f in findings:
-        if f.kind != "environment":
+        key = _run_wide_key(f)
+        if key is None:
             out.append(f)
             continue
-        key = f.detail.split(":")[0]  # "framework or XLA version", "XLA flag xla_..."
         if key not in seen:
             seen[key] = len(out)
             out.append(replace(f, count=0, derived=(), optimized=0))
         first = out[seen[key]]
-        out[seen[key]] = replace(first, count=first.count + 1, derived=first.derived + f.derived,
-                                 optimized=first.optimized + f.optimized)
+        moved = set(first.affects) | set(f.affects)
+        out[seen[key]] = replace(first, count=first.count + 1,
+                                 derived=_merged(first.derived + f.derived),
+                                 optimized=first.optimized + f.optimized,
+                                 affects=tuple(h.name for h in HASHES if h.name in moved))
+    wide = {n for n in seen.values() if out[n].count > 1 or out[n].kind == "environment"}
     return [replace(f, program="", detail=f"{f.detail} ({f.count} of {programs} programs)")
-            if f.kind == "environment" and programs > 1 else f for f in out]
+            if n in wide and programs > 1 else f for n, f in enumerate(out)]
+
+
+def _merged(derived: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Derived findings of one kind, gathered from several programs, as one."""
+    by_kind: dict[str, Finding] = {}
+    for d in derived:
+        known = by_kind.get(d.kind)
+        if known is None:
+            by_kind[d.kind] = d
+            continue
+        count = known.count + d.count
+        by_kind[d.kind] = replace(known, count=count, where=known.where + d.where,
+                                  affects=tuple(dict.fromkeys(known.affects + d.affects)),
+                                  detail=f"{count} {d.kind} changes follow from it")
+    return tuple(by_kind.values())
+
+
+def _run_wide_key(finding: Finding) -> tuple | None:
+    """What makes two programs' outside findings one: an environment
+    difference by what it is (``XLA flag xla_...``); a shifted trace counter
+    or module number by its sentence, numbers aside."""
+    if finding.kind == "environment":
+        return (finding.kind, finding.detail.split(":")[0])
+    if finding.kind in ("program_name", "module_number"):
+        return (finding.kind, re.sub(r"\d+", "N", finding.detail))
+    return None
 
 
 def _combine(values: list[bool | None], any_true: bool) -> bool | None:
@@ -255,8 +291,10 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
     the user's code wrote (a constant with a source line stays its own).
     Another device count partitions the program otherwise: its shardings,
     the header's partition counts, sharding-propagation flags and device
-    mesh follow from it."""
-    for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning)):
+    mesh follow from it. A TensorFlow trace counter that moved because the
+    run traced other functions first moved the module's number with it."""
+    for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning),
+                           (_is_trace_counter, _is_module_number)):
         home = next((f for f in findings if cause(f)), None)
         if home is None:
             continue
@@ -278,6 +316,16 @@ def _is_version(finding: Finding) -> bool:
 
 def _is_device_count(finding: Finding) -> bool:
     return finding.kind == "environment" and finding.detail.startswith("device count")
+
+
+def _is_trace_counter(finding: Finding) -> bool:
+    """TensorFlow's trace counter in the program's name: it moved because the
+    run traced other functions first, and so did the module's number."""
+    return finding.kind == "program_name" and "trace counter" in finding.detail
+
+
+def _is_module_number(finding: Finding) -> bool:
+    return finding.kind == "module_number"
 
 
 def _from_version(finding: Finding) -> bool:

@@ -421,7 +421,10 @@ def _label(label: str | None) -> str:
 
 
 def _change(old: str | None, new: str | None, limit: int = _VALUE_LIMIT) -> str:
-    return " -> ".join("(none)" if not v else _short(terminal(v), limit) for v in (old, new))
+    """``old -> new``, each shortened; TensorFlow's program names to their
+    function and counter."""
+    return " -> ".join("(none)" if not v else _short(terminal(shorten.program(v)), limit)
+                       for v in (old, new))
 
 
 def _findings_table(findings, width: int) -> Table:
