@@ -158,3 +158,11 @@ def test_a_finding_over_several_inputs_shows_one_inputs_values_with_its_own_orig
     shown = next(w for w in top.where if (w.old, w.new) == (top.old, top.new))
     assert "parameter(14)" in top.old
     assert top.origin.op_name == shown.a.split(".")[0] == "x"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_advice_points_at_a_line_only_where_it_shows_one(case, reports):
+    # tf_concat_vs_stack and torch_layernorm_added record no user line: the
+    # advice must not send the reader to "this line"
+    for f in _report(reports, case).findings:
+        assert "at this line" not in f.advice or f.origin.location, (f.kind, f.advice)

@@ -107,16 +107,16 @@ RULES = (
          "The program's arguments changed order: pass them in the same order and "
          "structure in both runs."),
     Rule("dtype", None, _always,
-         "A dtype changed: check mixed-precision settings and astype/casts at this line."),
+         "A dtype changed: check mixed-precision settings and astype/casts {here}."),
     Rule("replaced", None, _always,
          "This part of the model was rewritten: expected after a code change; the program "
          "recompiles once for it."),
     Rule("op_added", None, _always,
          "The model code adds operations here: expected after a code change; otherwise "
-         "look for a Python branch on a configuration value at this line."),
+         "look for a Python branch on a configuration value {here}."),
     Rule("op_removed", None, _always,
          "The model code no longer runs these operations: expected after a code change; "
-         "otherwise look for a Python branch on a configuration value at this line."),
+         "otherwise look for a Python branch on a configuration value {here}."),
     Rule("elided_constant", None, _always,
          "XLA printed this constant as {...}: dump again with "
          "XLA_FLAGS=--xla_dump_large_constants (or keep module.mlir) to compare its values."),
@@ -125,11 +125,11 @@ RULES = (
     Rule("attribute", None, _named("input_output_alias", "donat"),
          "Buffer donation differs: pass the same donate_argnums in both runs."),
     Rule("attribute", None, _always,
-         "An attribute of an operation changed: look at the code at this line for a "
+         "An attribute of an operation changed: look at the code {here} for a "
          "changed option (axis, precision, sharding)."),
     Rule("shape", None, _always,
          "A shape changed inside the program: look for a size computed from a Python "
-         "value at this line."),
+         "value {here}."),
 )
 
 
@@ -139,5 +139,14 @@ def advice_for(finding: Finding, framework: str | None) -> str:
     for rule in RULES:
         if rule.kind == finding.kind and rule.framework in (None, framework) \
                 and rule.applies(finding):
-            return rule.advice
+            return rule.advice.replace("{here}", _here(finding))
     return ""
+
+
+def _here(finding: Finding) -> str:
+    """Where to look, as far as the dump tells: a line only where one is shown."""
+    if finding.origin.location:
+        return "at this line"
+    if finding.origin.op_name:
+        return "where this op_name is built"
+    return "in the model code"
