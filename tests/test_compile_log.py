@@ -226,3 +226,15 @@ def test_a_log_with_nothing_compiled_says_how_to_log(tmp_path):
     empty = tmp_path / "empty.log"
     empty.write_text("epoch 1 loss 0.3\n")
     assert "No compilations found" in run_cli("log", str(empty), expect=0).stdout
+
+
+def test_compilations_a_log_does_not_show_are_not_counted_as_none(tmp_path):
+    # TF's default logging: only the retracing warning; the truth (the dump)
+    # has 6 compilations of each function, so "0 compilations" would be false
+    result = run_cli("log", str(LOGS / "tf_default_logging.log"), expect=1)
+    title = " ".join(result.stdout.split("\n")[:4])
+    assert "0 compilations," not in title and "0 compilations logged" in title
+    document = json.loads(run_cli("log", str(LOGS / "tf_default_logging.log"), "--format", "json",
+                                  expect=1).stdout)
+    assert [(p["program"], p["compilations"], p["traces_at_least"])
+            for p in document["programs"]] == [("normalise", None, 6), ("scale", None, 6)]

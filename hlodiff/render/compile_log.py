@@ -52,7 +52,12 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
     compiled = sum(len(p.compilations) for p in programs)
     loads = sum(p.loads for p in programs)
     recompiled = [p for p in programs if p.recompiled]
-    title = (f"{_count(len(programs), 'program')}: {_count(compiled, 'compilation')}, "
+    unlogged = [p for p in programs if _not_logged(p)]
+    counted = _count(compiled, "compilation") if not unlogged else (
+        f"{_count(compiled, 'compilation')} logged (TensorFlow's default logging names no "
+        f"compilation of the {len(unlogged)} retraced program{'s' if len(unlogged) != 1 else ''}; "
+        "TF_CPP_VMODULE=device_compiler=1 counts them)")
+    title = (f"{_count(len(programs), 'program')}: {counted}, "
              f"{_count(loads, 'load')} from a persistent cache; "
              f"{len(recompiled)} user program{'s' if len(recompiled) != 1 else ''} recompiled")
     keys = any(p.keys for p in programs)
@@ -69,7 +74,8 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         if not p.user:
             label.append(" (framework set-up)", style="dim")
         recompilations = f"{p.retraces} retraces" if p.retraces else str(p.recompilations)
-        row = [label, str(len(p.compilations)), recompilations if p.name else "?", str(p.loads)]
+        row = [label, "not logged" if _not_logged(p) else str(len(p.compilations)),
+               recompilations if p.name else "?", str(p.loads)]
         if keys:
             row.append(str(len(p.keys)))
         if modules:
@@ -84,6 +90,12 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         out.print()
         for entry in logged:
             _logged(out, entry)
+
+
+def _not_logged(program: Program) -> bool:
+    """Retraced, but the log holds none of its compilations: TensorFlow's
+    default logging warns of retracing and never says what XLA compiled."""
+    return bool(program.retraces) and not program.requests
 
 
 def _program_details(out, program: Program, causes: bool) -> None:
@@ -135,7 +147,7 @@ def log_document(programs: list[Program],
         "program": p.name or None,
         "framework": p.framework,
         "user_program": p.user,
-        "compilations": len(p.compilations),
+        "compilations": None if _not_logged(p) else len(p.compilations),
         "recompilations": p.recompilations if p.name else None,  # unnamed: cannot tell
         "loads": p.loads,
         "traces_at_least": p.traces or None,
