@@ -238,3 +238,11 @@ def test_compilations_a_log_does_not_show_are_not_counted_as_none(tmp_path):
                                   expect=1).stdout)
     assert [(p["program"], p["compilations"], p["traces_at_least"])
             for p in document["programs"]] == [("normalise", None, 6), ("scale", None, 6)]
+
+
+def test_a_parameter_that_changed_size_and_dtype_says_both():
+    # jit_affine's third compilation: x s32[3] -> f32[5]; "batch 3 -> 5" alone
+    # would hide the dtype JAX's own cache-miss text names
+    result = run_cli("log", str(LOGS / "jax_explain_cache_misses.log"), "--dump",
+                     str(LOGS / "jax_explain_cache_misses_dump"), expect=1)
+    assert "batch 3 -> 5 and s32 -> f32 in x" in " ".join(result.stdout.split())

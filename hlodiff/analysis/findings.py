@@ -507,7 +507,11 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
             more = f" and {len(group_) - 4} more" if len(group_) > 4 else ""
             dims_text = ", ".join(f"{o} -> {n}" for o, n in moved)
             leading = all(_leading_moves(c) for c in group_)
-            summary = f"{'batch' if leading else 'dimension'} {dims_text} in {names}{more}"
+            retyped = dict.fromkeys(f"{o} -> {n}" for o, n in map(_element_types, group_)
+                                    if o != n)
+            dtype_text = f" and {', '.join(retyped)}" if retyped else ""
+            summary = (f"{'batch' if leading else 'dimension'} {dims_text}{dtype_text} "
+                       f"in {names}{more}")
         out.append(finding("parameter", stage, group_, derived=derived, summary=summary))
     if reordered:
         out.append(_order_finding(reordered, following, stage, b))
@@ -526,6 +530,11 @@ def _number(text: str | None) -> int | None:
         return int(text.rsplit("parameter(", 1)[1].rstrip(")"))
     except ValueError:
         return None
+
+
+def _element_types(change: Change) -> tuple[str, str]:
+    """``("s32", "f32")``: the element type each side's shape starts with."""
+    return tuple((text or "").split("[", 1)[0].strip() for text in (change.old, change.new))
 
 
 def _leading_moves(change: Change) -> bool:
