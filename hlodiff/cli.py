@@ -116,11 +116,15 @@ def wants_page(fmt: str, output: Path | None) -> bool:
 def write_page(report, output: Path, *, run_a: str, run_b: str, title: str = "") -> None:
     """The HTML page into ``output``, and the verdict on stderr."""
     from .render.html import page
+    _write(output, page(report, run_a=run_a, run_b=run_b, title=title))
+    click.echo(terminal(f"hlodiff: {verdict_line(report)} Page: {output}"), err=True)
+
+
+def _write(output: Path, text: str) -> None:
     try:
-        output.write_text(page(report, run_a=run_a, run_b=run_b, title=title), encoding="utf-8")
+        output.write_text(text, encoding="utf-8")
     except OSError as err:
         raise HlodiffError(f"{output}: cannot write: {err.strerror}") from None
-    click.echo(terminal(f"hlodiff: {verdict_line(report)} Page: {output}"), err=True)
 
 
 @cli.command()
@@ -331,8 +335,9 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
 
 @cli.command()
 @click.argument("dump_dir", type=click.Path(path_type=Path))
-@format_option(render.Format.TEXT, render.Format.JSON)
-def recompiles(dump_dir: Path, fmt: str) -> int:
+@format_option(render.Format.TEXT, render.Format.JSON, render.Format.HTML)
+@output_option
+def recompiles(dump_dir: Path, fmt: str, output: Path | None) -> int:
     """Why one run compiled a program more than once.
 
     DUMP_DIR is one run's --xla_dump_to directory. Every program it holds
@@ -341,12 +346,22 @@ def recompiles(dump_dir: Path, fmt: str) -> int:
     shapes (else the one before it), with its source line; then the full
     diff of each. Exits 1 when a user program recompiled, 0 otherwise
     (JAX's eager set-up ops compile once per shape and do not count).
+    --format html -o FILE writes it as a page.
     """
     from .integrations.recompiles import find_recompilations
     from .dumps import load_dump
     from .render import compile_log as render_log
-    programs = find_recompilations(load_dump(dump_dir))
-    if fmt == render.Format.JSON.value:
+    html = wants_page(fmt, output)
+    programs = find_recompilations(load_dump(dump_dir), context=html)
+    if html:
+        from .render.html import recompiles_page
+        _write(output, recompiles_page(str(dump_dir), programs))
+        recompiled = [p.program for p in programs if p.user]
+        click.echo(terminal(f"hlodiff: {len(recompiled)} user program"
+                            f"{'s' if len(recompiled) != 1 else ''} recompiled"
+                            + (f" ({', '.join(recompiled)})" if recompiled else "")
+                            + f". Page: {output}"), err=True)
+    elif fmt == render.Format.JSON.value:
         render_json.dump(render_log.recompiles_document(str(dump_dir), programs), sys.stdout)
     else:
         render_log.recompiles_text(str(dump_dir), programs)

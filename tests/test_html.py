@@ -180,3 +180,22 @@ def test_a_script_in_an_op_name_is_text_on_the_page(hostile_page):
     assert SCRIPT in shown  # shown as the text it is
     assert "\\u202eevil" in shown and "\u202e" not in text  # the override shown, not obeyed
     assert 'model"\'<b>.py:7' in shown
+
+
+def test_recompiles_writes_one_page_with_each_recompilation_and_its_cause(tmp_path):
+    # a Python float learning rate halved every few steps: jit_train_step compiled 3 times
+    out = tmp_path / "recompiles.html"
+    result = run_cli("recompiles", str(CORPUS / "jax_recompile_python_float" / "run"),
+                     "--format", "html", "-o", str(out), expect=1)
+    assert result.stdout == "" and f"Page: {out}" in result.stderr
+    text = out.read_text()
+    shown = " ".join(" ".join(parsed(text).text).split())
+    assert "Recompiles" in shown and "1 user program compiled more than once" in shown
+    for number, old, new in ((2, "-0.01", "-0.005"), (3, "-0.005", "-0.0025")):
+        assert f"jit_train_step #{number} constant {old} -> {new}" in shown
+    # causes are numbered through the page, so j / k walk every recompilation's
+    assert re.findall(r'<article class="cause[^"]*" id="(cause-\d+)"', text) == \
+        ["cause-1", "cause-2"]
+    assert shown.count("corpus/gen/jax_library_cases.py:123") >= 2
+    tags = parsed(text).tags
+    assert not [t for t, attrs in tags if "src" in attrs or "href" in attrs]

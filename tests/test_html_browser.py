@@ -190,3 +190,18 @@ def test_a_script_in_an_op_name_does_not_run(visit, tmp_path):
     assert SCRIPT in tab.locator("#cause-1 .origin").inner_text()
     assert SCRIPT in tab.locator("#cause-1 .node-panel").inner_text()
     assert tab.locator("img").count() == 0
+
+
+def test_the_recompiles_page_walks_every_recompilation(visit, tmp_path):
+    out = tmp_path / "recompiles.html"
+    run_cli("recompiles", str(CORPUS / "jax_recompile_python_float" / "run"), "--format", "html",
+            "-o", str(out), expect=1)
+    tab = visit(out).tab
+    assert tab.locator("#verdict h1").inner_text().startswith("Recompiles")
+    assert tab.locator(".recompilation").count() == 2
+    tab.keyboard.press("j")
+    tab.keyboard.press("j")
+    second = tab.locator("#cause-2")
+    assert "current" in second.get_attribute("class")
+    assert second.locator(".change .new").inner_text() == "-0.0025"
+    assert second.locator(".origin .source").inner_text() == "corpus/gen/jax_library_cases.py:123"

@@ -97,15 +97,18 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
             for key, modules in groups.items() if len(modules) > 1]
 
 
-def find_recompilations(dump: Dump) -> list[RecompiledProgram]:
-    """Every program compiled more than once in ``dump``; user programs first."""
+def find_recompilations(dump: Dump, context: bool = False) -> list[RecompiledProgram]:
+    """Every program compiled more than once in ``dump``; user programs first.
+    ``context``: each report keeps its findings' lines and neighbourhoods (for a page)."""
     out = [RecompiledProgram(name, not jax_setup_op(name), modules,
-                             tuple(explain_recompilation(modules, n) for n in range(1, len(modules))))
+                             tuple(explain_recompilation(modules, n, context)
+                                   for n in range(1, len(modules))))
            for name, modules in compiled_more_than_once(dump)]
     return sorted(out, key=lambda p: not p.user)
 
 
-def explain_recompilation(modules: Sequence[DumpModule], index: int) -> Recompilation:
+def explain_recompilation(modules: Sequence[DumpModule], index: int,
+                          context: bool = False) -> Recompilation:
     """``modules[index]``, a program's compilation number ``index + 1``, explained against
     the latest earlier one with the same input shapes, else the one before it."""
     new = _read(modules[index])
@@ -114,7 +117,7 @@ def explain_recompilation(modules: Sequence[DumpModule], index: int) -> Recompil
                     if _input_shapes(_read(modules[i])) == shapes), index - 1)
     before, after = modules[against], modules[index]
     old = _read(before)
-    report = compare_dumps(_alone(before), _alone(after), unpaired=False)
+    report = compare_dumps(_alone(before), _alone(after), unpaired=False, context=context)
     cause, inputs_changed, hint = _cause(report, old, new)
     top = report.top
     where = None if inputs_changed or top is None else top.origin.location

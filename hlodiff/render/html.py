@@ -25,6 +25,7 @@ import hashlib
 from collections import Counter
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..analysis.context import FindingContext, LiteralChange, Node, Place, Side
 from ..analysis.explain import Finding, ProgramVerdict, Report
@@ -32,6 +33,9 @@ from ..analysis.hashes import HASHES
 from . import graph
 from .escape import html
 from .report import STAGE_WORDS, verdict_line
+
+if TYPE_CHECKING:
+    from ..integrations.recompiles import RecompiledProgram
 
 ASSETS = Path(__file__).with_name("assets")
 VALUE_LIMIT = 160  # characters of an old or new value in a heading
@@ -53,24 +57,71 @@ def _hash(source: str) -> str:
 
 def page(report: Report, *, run_a: str, run_b: str, title: str = "") -> str:
     """The whole page. ``run_a`` and ``run_b`` are what was compared, as the user named it."""
+    heading = title or f"{run_a} vs {run_b}"
+    return _frame(heading, _verdict(report), _facts(report, run_a, run_b), report.findings,
+                  _causes(report, 1) or _no_causes(report))
+
+
+def recompiles_page(dump: str, programs: list[RecompiledProgram]) -> str:
+    """One run's recompilations as a page: a line per recompiled program, then
+    each recompilation of a user program with its causes, numbered through the
+    page so that j / k walk them all."""
+    user = [p for p in programs if p.user]
+    mood, main, second = ("bad", "Recompiles", f"{len(user)} user program"
+                          f"{'s' if len(user) != 1 else ''} compiled more than once") if user \
+        else ("good", "No recompile", "no user program compiled more than once")
+    lines = "".join(
+        f'<li class="{"" if p.user else "muted"}"><span class="mono">{html(p.summary)}</span>'
+        + ("" if p.user else " (framework set-up op: compiled once per shape by design)")
+        + "</li>" for p in programs)
+    verdict = (f'<header class="verdict {mood}" id="verdict"><div class="inner">'
+               f'<h1><span class="main">{main}</span><span class="second">{second}</span></h1>'
+               f'<ul class="notes">{lines}</ul></div></header>')
+    facts = (f'<div class="facts"><section><h2>Run</h2><table><tr><th>dump</th>'
+             f'<td class="path">{html(dump)}</td></tr></table></section></div>')
+    sections, findings, n = [], [], 1
+    for p in user:
+        for r in p.recompilations:
+            causes = _causes(r.report, n)
+            n += len(r.report.findings)
+            findings += r.report.findings
+            sections.append(
+                f'<section class="recompilation"><h2 class="mono">{html(p.program)} '
+                f'{html(r.line)}</h2><p class="muted">{html(r.before.label)} -&gt; '
+                f'{html(r.after.label)}: {html(verdict_line(r.report))}</p>'
+                f'{causes or _no_causes(r.report)}</section>')
+    empty = f'<section class="cause"><p>No program was compiled more than once in ' \
+            f'{html(dump)}.</p></section>'
+    return _frame(f"recompilations in {dump}", verdict, facts, tuple(findings),
+                  "".join(sections) or empty)
+
+
+def _causes(report: Report, first: int) -> str:
+    """The report's causes as cards numbered from ``first``."""
+    contexts = report.context if len(report.context) == len(report.findings) else \
+        (FindingContext(),) * len(report.findings)
+    return "".join(_cause(n, f, c)
+                   for n, (f, c) in enumerate(zip(report.findings, contexts), first))
+
+
+def _frame(heading: str, verdict: str, facts: str, findings: tuple[Finding, ...],
+           main: str) -> str:
+    """The page around its parts: the policy, the style and the script, the
+    toolbar over ``findings``."""
     css, js = _asset("report.css"), _asset("report.js")
     policy = (f"default-src 'none'; style-src '{_hash(css)}'; script-src '{_hash(js)}'; "
               "img-src data:; base-uri 'none'; form-action 'none'")
-    heading = title or f"{run_a} vs {run_b}"
-    contexts = report.context if len(report.context) == len(report.findings) else \
-        (FindingContext(),) * len(report.findings)
-    causes = "".join(_cause(n, f, c) for n, (f, c) in enumerate(zip(report.findings, contexts), 1))
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
         '<meta name="referrer" content="no-referrer">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>hlodiff: {html(heading)}</title><style>{css}</style></head><body>",
-        _verdict(report),
-        '<div class="top">', _facts(report, run_a, run_b), "</div>",
-        _toolbar(report.findings),
+        verdict,
+        '<div class="top">', facts, "</div>",
+        _toolbar(findings),
         graph.ARROW,
-        f'<main id="causes">{causes or _no_causes(report)}</main>',
+        f'<main id="causes">{main}</main>',
         f'<footer>hlodiff: {html(heading)}</footer>',
         f"<script>{js}</script></body></html>\n",
     ])
