@@ -66,9 +66,12 @@ def test_a_repro_diffed_against_xlas_print_of_it_is_the_same_executable(path, tm
 
 def _same_program(a: Path, b: Path) -> bool:
     """What a user who pastes a module beside XLA's print of it reads: the
-    same executable, nothing that moves a hash (not even a guessed version)."""
+    same executable, nothing that moves a hash (not even a guessed version);
+    "cannot tell" where the module itself prints a literal as ``{...}``."""
     report = compare(a, b)
-    return report.same_executable is True and not [f for f in report.findings if f.affects]
+    undecidable = "{...}" in a.read_text()
+    return report.same_executable in ((True, None) if undecidable else (True,)) \
+        and not [f for f in report.findings if f.affects]
 
 
 def test_the_repros_build_xlas_model():
