@@ -98,11 +98,16 @@ def external():
 
 def test_external_modules_diffed_against_xlas_print_are_the_same_executable(external, tmp_path):
     entries, views = external
-    judged, wrong = 0, []
+    judged, wrong, excused = 0, [], Counter()
     for n, (key, text) in enumerate(entries):
         if not views[key]["ok"]:
             continue
-        reprint = with_elided_literals(hlodiff.parse(text), views[key]["reprint"])
+        module = hlodiff.parse(text, path=key)
+        why = reprint_difference(module, text, views[key]["reprint"])
+        if why in REPRINT_EXCEPTIONS:  # XLA's print is another text of it: nothing to diff
+            excused[why] += 1
+            continue
+        reprint = with_elided_literals(module, views[key]["reprint"])
         folder = tmp_path / str(n)
         folder.mkdir()
         (folder / "module.hlo").write_text(text)
@@ -111,7 +116,7 @@ def test_external_modules_diffed_against_xlas_print_are_the_same_executable(exte
         if not _same_program(folder / "module.hlo", folder / "module.xla.hlo"):
             wrong.append(key)
     print(f"\nexternal: {judged - len(wrong)} of {judged} modules the same executable as "
-          "XLA's print of them")
+          f"XLA's print of them; not compared, XLA's print being another text: {dict(excused)}")
     assert not wrong, "\n".join(wrong[:20])
 
 

@@ -473,6 +473,19 @@ class _InstructionMatcher:
         return tuple(map(self.fa.computation, called_x)) != \
             tuple(map(self.fb.computation, called_y))
 
+    def attributes_differ(self, x: str, y: str) -> bool:
+        """Do x and y differ in what they compute beyond opcode and shape (two
+        get-tuple-elements of one tuple, index 0 and index 1)? Among users of
+        one paired value, the one with the same attributes is the partner,
+        wherever the text placed it."""
+        x, y = self.a_by[x], self.b_by[y]
+        if not x.attribute_items and not y.attribute_items:
+            return False
+        if attribute_key(x) == attribute_key(y):
+            return False
+        # spelled otherwise, maybe the same: XLA's defaults and spelling aside
+        return _compiled_keys(x) != _compiled_keys(y)
+
     def closeness(self, x: str, y: str) -> tuple[int, int, int]:
         return _closeness(self.position_a[x], self.position_b[y])
 
@@ -630,7 +643,8 @@ class _InstructionMatcher:
                                 _compatible(ux, uy) or str(ux.shape) == str(uy.shape)):
                             votes[(ux.name, uy.name)] += 1
             self.take((((-n, a_by[x].opcode != b_by[y].opcode, self.calls_differ(x, y),
-                         str(a_by[x].shape) != str(b_by[y].shape), *self.closeness(x, y)), x, y)
+                         str(a_by[x].shape) != str(b_by[y].shape), self.attributes_differ(x, y),
+                         *self.closeness(x, y)), x, y)
                        for (x, y), n in votes.items()), "propagated")
             if not self.fresh:
                 self._pair_constants()
@@ -780,6 +794,12 @@ def _common_run(keys_a: list, keys_b: list) -> list[tuple[int, int]]:
         else:
             j += 1
     return out
+
+
+def _compiled_keys(instruction: Instruction) -> frozenset:
+    """What XLA keeps of an instruction's attributes, metadata and the like aside."""
+    return frozenset((name, key) for name, key in instruction.attribute_keys
+                     if name not in _IGNORED_ATTRIBUTES)
 
 
 def _users_of(computation: Computation) -> dict[str, list[Instruction]]:

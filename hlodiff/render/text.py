@@ -384,9 +384,14 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
         out.print(Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
     out.print(Text(verdict_line(rep, spell), style=_verdict_style(rep)))
     shown, same = compared(rep)
-    for module in shown:
+    for module in shown[:_PAIRINGS_SHOWN]:
         out.print(_text(f"compared {_label(module.a)} with {_label(module.b)} "
                         f"(paired by {module.how})", style="dim"))
+    if len(shown) > _PAIRINGS_SHOWN:  # the table stays on the first screen
+        rest = [shorten.program(m.program) for m in shown[_PAIRINGS_SHOWN:]]
+        names = ", ".join(rest[:4]) + (f" and {len(rest) - 4} more" if len(rest) > 4 else "")
+        out.print(_text(f"compared {len(rest)} more programs that differ: {names} "
+                        "(--format json lists every pairing)", style="dim"))
     if same:
         out.print(_text(same_programs_line([shorten.program(name) for name in same]),
                         style="dim"))
@@ -425,6 +430,9 @@ def _change(old: str | None, new: str | None, limit: int = _VALUE_LIMIT) -> str:
     function and counter."""
     return " -> ".join("(none)" if not v else _short(terminal(shorten.program(v)), limit)
                        for v in (old, new))
+
+
+_PAIRINGS_SHOWN = 3  # "compared A with B" lines before the rest are counted in one
 
 
 def _findings_table(findings, width: int) -> Table:
