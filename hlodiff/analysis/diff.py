@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..model import Attribute, Computation, Instruction, Literal, Module, Origin, Shape, element_value
 from .constants import constant_origin, users_of
@@ -261,7 +261,8 @@ class _ComputationDiff:
         if m.unchanged:  # the same text in both runs: nothing else can differ
             return out
         self.reverse = {y: x for x, y in m.pairs.items()}
-        self.values_a, self.values_b = _ValueKeys(m.a), _ValueKeys(m.b)
+        code_a, code_b = self.alignment.fingerprints or (None, None)
+        self.values_a, self.values_b = _ValueKeys(m.a, code_a), _ValueKeys(m.b, code_b)
         for y in m.b.instructions:
             x_name = self.reverse.get(y.name)
             if x_name is None:
@@ -498,10 +499,14 @@ class _ValueKeys:
     """What an instruction computes, as a hash, names aside: two equal
     constants, or two broadcasts of the same value, read as the same value,
     so reading one instead of the other changes nothing; parameters keep
-    their number (which argument a value is counts)."""
+    their number (which argument a value is counts); what an instruction
+    calls counts by its code (``code``: the aligner's fingerprint of a
+    computation), so two maps over computations that compute alike are one
+    value."""
 
-    def __init__(self, computation: Computation):
+    def __init__(self, computation: Computation, code: Callable[[str], Any] | None = None):
         self.computation = computation
+        self.code = code or (lambda name: name)
         self.known: dict[str, int] = {}
 
     def key(self, name: str) -> int:
@@ -525,12 +530,15 @@ class _ValueKeys:
             pending.pop()
             value = instruction.operand_text if instruction.opcode in ("constant", "parameter") \
                 else ""
+            items = instruction.attribute_items
             self.known[current] = hash((instruction.opcode, str(instruction.shape), value,
                                         tuple(self.known.get(o, hash(o))
                                               for o in instruction.operands),
-                                        tuple((n, " ".join(t.split()))
-                                              for n, t in instruction.attribute_items
-                                              if n not in _NOT_COMPILED)))
+                                        frozenset(k for k in instruction.attribute_keys
+                                                  if k[0] not in _NOT_COMPILED) if items
+                                        else frozenset(),
+                                        tuple(map(self.code, instruction.called_computations))
+                                        if items else ()))
         return self.known[name]
 
 
