@@ -192,27 +192,12 @@ def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
         first = out[seen[key]]
         moved = set(first.affects) | set(f.affects)
         out[seen[key]] = replace(first, count=first.count + 1,
-                                 derived=_merged(first.derived + f.derived),
+                                 derived=first.derived + f.derived,
                                  optimized=first.optimized + f.optimized,
                                  affects=tuple(h.name for h in HASHES if h.name in moved))
     wide = {n for n in seen.values() if out[n].count > 1 or out[n].kind == "environment"}
     return [replace(f, program="", detail=f"{f.detail} ({f.count} of {programs} programs)")
             if n in wide and programs > 1 else f for n, f in enumerate(out)]
-
-
-def _merged(derived: tuple[Finding, ...]) -> tuple[Finding, ...]:
-    """Derived findings of one kind, gathered from several programs, as one."""
-    by_kind: dict[str, Finding] = {}
-    for d in derived:
-        known = by_kind.get(d.kind)
-        if known is None:
-            by_kind[d.kind] = d
-            continue
-        count = known.count + d.count
-        by_kind[d.kind] = replace(known, count=count, where=known.where + d.where,
-                                  affects=tuple(dict.fromkeys(known.affects + d.affects)),
-                                  detail=f"{count} {d.kind} changes follow from it")
-    return tuple(by_kind.values())
 
 
 def _run_wide_key(finding: Finding) -> tuple | None:

@@ -534,16 +534,17 @@ def _finding_details(out: Console, n: int, finding) -> None:
 def _derived_lines(derived) -> list[str]:
     """What follows from a finding: a line per kind with an example when there
     are few kinds, else one line that counts them (JSON lists every one)."""
-    if len(derived) <= _DERIVED_KINDS:
-        return [f"follows from it: {_plural(d.count, d.kind + ' change')}"
-                + (f" (e.g. {_change(d.old, d.new, 30)})" if d.old or d.new else "")
-                for d in derived]
-    if not derived:
-        return []
-    total = sum(d.count for d in derived)
-    counts = Counter()
-    for d in derived:
+    counts: Counter = Counter()
+    examples = {}
+    for d in derived:  # several programs' derived changes of one kind count together
         counts[d.kind] += d.count
+        examples.setdefault(d.kind, d)
+    if len(counts) <= _DERIVED_KINDS:
+        return [f"follows from it: {_plural(n, kind + ' change')}"
+                + (f" (e.g. {_change(examples[kind].old, examples[kind].new, 30)})"
+                   if examples[kind].old or examples[kind].new else "")
+                for kind, n in counts.items()]
+    total = sum(counts.values())
     return [f"follows from it: {_plural(total, 'change')} ("
             + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + ")"]
 
