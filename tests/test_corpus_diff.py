@@ -166,3 +166,12 @@ def test_advice_points_at_a_line_only_where_it_shows_one(case, reports):
     # advice must not send the reader to "this line"
     for f in _report(reports, case).findings:
         assert "at this line" not in f.advice or f.origin.location, (f.kind, f.advice)
+
+
+def test_a_chain_that_collapsed_into_one_op_is_one_replaced_finding(reports):
+    # tf_concat_vs_stack: three binary concatenates (collect/concat..concat_2)
+    # became one four-operand concatenate (collect/stack)
+    top = _report(reports, "tf_concat_vs_stack").findings[0]
+    assert top.kind == "replaced"
+    assert top.summary.startswith("replaced: 3 ops (concatenate) in collect by one concatenate "
+                                  "of 4 operands (collect/stack)")

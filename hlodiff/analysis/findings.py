@@ -415,7 +415,24 @@ def _structural_finding(members: list[Change], following: dict[int, list[Change]
                                          for c in brought))
         where_text += f"; with {len(brought)} new parameter{'s' if len(brought) != 1 else ''} " \
                       f"({shapes})"
-    if added and removed:
+    # a chain of one op collapsed into its last, which is paired and now reads
+    # more values (three binary concatenates became one of four operands), or
+    # the reverse: removed (or added) ops of one opcode, and that survivor
+    chain = removed if not added else added if not removed else []
+    survivor = next((d for d in derived if d.kind == "operands" and chain
+                     and {c.opcode for c in chain} == {d.opcode}
+                     and d.detail.endswith("reads a different number of values")), None)
+    if survivor is not None:
+        many = _ops_text(chain + [survivor])
+        at = f" ({survivor.origin.op_name})" if survivor.origin.op_name else ""
+        if chain is removed:
+            old, new = many, f"{survivor.opcode} of {survivor.new}"
+            summary = f"replaced: {old}{where_text} by one {new}{at}"
+        else:
+            old, new = f"{survivor.opcode} of {survivor.old}", many
+            summary = f"replaced: one {old}{at} by {new}{where_text}"
+        kind = "replaced"
+    elif added and removed:
         summary = (f"replaced: {_ops_text(removed)} by {_ops_text(added)}{where_text}")
         kind, old, new = "replaced", _ops_text(removed), _ops_text(added)
     elif added:
