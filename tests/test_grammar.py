@@ -216,7 +216,9 @@ CONFORMANCE_TEXTS = [(str(p.relative_to(CONFORMANCE)) + (f"#{i}" if i else ""), 
                      for i, chunk in enumerate(_SPLIT.split(p.read_text()) if "files" in p.parts
                                                else [p.read_text()])
                      if chunk.strip()]
-DUMPS = sorted(p for p in CORPUS.glob("*/run_*/*.txt") if "optimizations" in p.name)
+# every dump in the corpus: pairs, single runs, the logs' dumps (not the conformance copy)
+DUMPS = sorted(p for p in CORPUS.rglob("*optimizations*.txt")
+               if p.relative_to(CORPUS).parts[0] not in ("xla-conformance", "external"))
 
 
 @pytest.mark.parametrize("key,text", CONFORMANCE_TEXTS, ids=[k for k, _ in CONFORMANCE_TEXTS])
