@@ -135,3 +135,25 @@ def test_one_renamed_op_name_is_metadata_not_another_jax_version(tmp_path):
     report = json.loads(result.stdout)
     assert report["same_executable"] is True
     assert [f["kind"] for f in report["findings"]] == ["metadata"]
+
+
+INFEEDS = """HloModule outfeed_module, entry_computation_layout={()->((u32[3]{0}, pred[]), token[])}
+
+ENTRY InfeedToOutfeed {
+  token0 = token[] after-all()
+  FIRST infeed = ((u32[3]{0}, pred[]), token[]) infeed(token0)
+  infeed.data = (u32[3]{0}, pred[]) get-tuple-element(infeed), index=0
+  outfeed = token[] outfeed(infeed.data, token0), outfeed_shape=(u32[3]{0}, pred[])
+  SECOND infeed.1 = ((u32[3]{0}, pred[]), token[]) infeed(token0)
+}
+"""
+
+
+def test_returning_the_other_of_two_alike_infeeds_is_another_program(tmp_path):
+    # found by a campaign (seed 11) on XLA's parser test InfeedOutfeed: two
+    # infeeds read two inputs, so ROOT moved from one to the other is a change
+    first = INFEEDS.replace("FIRST ", "").replace("SECOND ", "ROOT ")
+    second = INFEEDS.replace("FIRST ", "ROOT ").replace("SECOND ", "")
+    report, code = diff(tmp_path, first, second)
+    assert (code, report["same_executable"]) == (1, False)
+    assert report["findings"][0]["kind"] == "operands"

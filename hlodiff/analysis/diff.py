@@ -495,11 +495,18 @@ class _ComputationDiff:
                        "of parameters", opcode="parameter", computation_a=self.match.a.name)]
 
 
+# Instructions two of which, alike in every way, are still two values: what
+# they read from outside or change there (two infeeds read two inputs).
+_EFFECTS = frozenset({"infeed", "outfeed", "recv", "recv-done", "send", "send-done", "rng",
+                      "rng-get-and-update-state", "custom-call", "after-all"})
+
+
 class _ValueKeys:
     """What an instruction computes, as a hash, names aside: two equal
     constants, or two broadcasts of the same value, read as the same value,
     so reading one instead of the other changes nothing; parameters keep
-    their number (which argument a value is counts); what an instruction
+    their number (which argument a value is counts), an instruction with
+    effects outside (``_EFFECTS``) is only itself; what an instruction
     calls counts by its code (``code``: the aligner's fingerprint of a
     computation), so two maps over computations that compute alike are one
     value."""
@@ -528,6 +535,9 @@ class _ValueKeys:
                 pending.extend(missing)
                 continue
             pending.pop()
+            if instruction.opcode in _EFFECTS:  # each one is its own value
+                self.known[current] = hash(("effect", id(self), current))
+                continue
             value = instruction.operand_text if instruction.opcode in ("constant", "parameter") \
                 else ""
             items = instruction.attribute_items
