@@ -175,3 +175,12 @@ def test_a_chain_that_collapsed_into_one_op_is_one_replaced_finding(reports):
     assert top.kind == "replaced"
     assert top.summary.startswith("replaced: 3 ops (concatenate) in collect by one concatenate "
                                   "of 4 operands (collect/stack)")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_top_cause_belongs_to_the_program_the_headline_names_first(case, reports):
+    # torch_extra_compilations: the headline named the side graph that changed,
+    # and the top cause was another program's shifted module number
+    report = _report(reports, case)
+    if report.findings:
+        assert report.findings[0].program in ("", report.programs[0].program)

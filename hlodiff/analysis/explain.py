@@ -196,7 +196,11 @@ def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
                                  optimized=first.optimized + f.optimized,
                                  affects=tuple(h.name for h in HASHES if h.name in moved))
     wide = {n for n in seen.values() if out[n].count > 1 or out[n].kind == "environment"}
-    return [replace(f, program="", detail=f"{f.detail} ({f.count} of {programs} programs)")
+    # an environment difference holds for the run (program ""), ranked first;
+    # a shift counted over programs stays with the first program's findings
+    # (the main one's), so a program that really changed still comes first
+    return [replace(f, program="" if f.kind == "environment" else f.program,
+                    detail=f"{f.detail} ({f.count} of {programs} programs)")
             if n in wide and programs > 1 else f for n, f in enumerate(out)]
 
 
