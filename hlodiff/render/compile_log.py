@@ -135,7 +135,7 @@ def _logged(out, entry: LoggedRecompilation) -> None:
                   markup=False)
         return
     r = entry.explained
-    out.print(terminal(f"  the dump says: {r.line}"), markup=False, soft_wrap=True)
+    out.print(terminal(f"  the dump says: {r.line}"), markup=False)
     report_text(r.report, stream=out.file, title=f"{r.before.label} -> {r.after.label}")
 
 
@@ -187,7 +187,7 @@ def recompiles_text(dump: str, programs: list[RecompiledProgram],
     for p in programs:
         style = "bold red" if p.user else "dim"
         setup = " (framework set-up op: compiled once per shape by design)" if not p.user else ""
-        out.print(Text(terminal(p.summary + setup), style=style), soft_wrap=True)
+        out.print(Text(terminal(p.summary + setup), style=style))
     for p in programs:
         if not p.user:
             continue
