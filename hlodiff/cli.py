@@ -8,6 +8,7 @@ or input error. Every ``HlodiffError`` becomes one line
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -396,6 +397,11 @@ def error_line(err: HlodiffError) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    if argv is None and hasattr(signal, "SIGPIPE"):
+        # Run as a command: a reader that goes away (| head) ends hlodiff as
+        # it ends cat or git, quietly and with the shell's 141; click and rich
+        # would exit 1, which here means "different executables".
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         code = cli.main(args=argv, prog_name="hlodiff", standalone_mode=False)
     except HlodiffError as err:

@@ -6,3 +6,19 @@ def test_missing_file_is_one_line_error_exit_2(tmp_path):
     assert result.stderr.strip().count("\n") == 0
     assert result.stderr.startswith("hlodiff: error: ")
     assert "nope.txt" in result.stderr
+
+
+def test_a_reader_that_leaves_early_ends_the_command_as_sigpipe_not_as_different():
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import CORPUS
+    run = CORPUS / "jax_learning_rate"
+    for args in (["ls", str(run / "run_a"), "--explain"],
+                 ["diff", str(run / "run_a"), str(run / "run_b"), "--format", "json"]):
+        process = subprocess.Popen([sys.executable, "-m", "hlodiff", *args],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process.stdout.close()  # the reader is gone before anything is written
+        error = process.stderr.read().decode()
+        assert process.wait() == -signal.SIGPIPE and "Traceback" not in error, error

@@ -246,3 +246,11 @@ def test_a_parameter_that_changed_size_and_dtype_says_both():
     result = run_cli("log", str(LOGS / "jax_explain_cache_misses.log"), "--dump",
                      str(LOGS / "jax_explain_cache_misses_dump"), expect=1)
     assert "batch 3 -> 5 and s32 -> f32 in x" in " ".join(result.stdout.split())
+
+
+def test_a_binary_file_is_no_log(tmp_path):
+    binary = tmp_path / "run.log"
+    binary.write_bytes(bytes(range(256)) * 8)
+    result = run_cli("log", str(binary), expect=2)
+    assert result.stderr.strip() == f"hlodiff: error: {binary}: a binary file, not a log " \
+        "(hlodiff log reads the text a framework writes to stderr)"

@@ -499,6 +499,10 @@ def scan(paths: list[Path]) -> Scan:
     for path in paths:
         scanner = _Scanner(str(path))
         try:
+            with open(path, "rb") as raw:
+                if b"\0" in raw.read(65536):
+                    raise HlodiffError(f"{path}: a binary file, not a log (hlodiff log reads "
+                                       "the text a framework writes to stderr)")
             with open(path, encoding="utf-8", errors="replace") as stream:
                 for number, line in enumerate(stream, 1):
                     scanner.feed(number, line.rstrip("\n"))
