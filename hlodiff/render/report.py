@@ -50,7 +50,7 @@ import re
 from typing import Any
 
 from ..analysis.explain import Finding, Report, Where
-from ..analysis.hashes import HASHES
+from ..analysis.hashes import HASHES, rule
 from .escape import markdown_code, markdown_text
 from .records import origin_record
 from .shorten import program
@@ -255,7 +255,9 @@ def markdown(report: Report) -> str:
         lines.append(f"Compared {_name(module.a)} with {_name(module.b)} "
                      f"(paired by {markdown_text(module.how)}).")
     if same:
-        lines.append(markdown_text(same_programs_line(same)) + ".")
+        names = ", ".join(markdown_code(name) for name in same)
+        lines.append(f"{len(same)} other program{'s are' if len(same) > 1 else ' is'} the same "
+                     f"in both runs: {names}.")
     lines.append("")
     findings = list(report.findings)
     if findings:
@@ -267,7 +269,7 @@ def markdown(report: Report) -> str:
                               if text)
             lines.append(f"| {n} | {f.kind} | {STAGE_WORDS.get(f.stage, f.stage)} | "
                          f"{_cell(f.old)} → {_cell(f.new)} | {f.count} | {origin or '—'} | "
-                         f"{', '.join(f.affects) or 'nothing'} |")
+                         f"{', '.join(rule(h).short for h in f.affects) or 'nothing'} |")
         if len(findings) > _MARKDOWN_ROWS:
             lines.append(f"\n… and {len(findings) - _MARKDOWN_ROWS} more findings "
                          "(see `--format json`).")
