@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
-from ..dumps.environment import cache_paths_differ, differences, environment
+from ..dumps.environment import VERSION, cache_paths_differ, differences, environment
 from ..dumps.mlir import mlir_type, read_constants, settle
 from ..dumps.naming import program_name
 from ..errors import HlodiffError
@@ -171,15 +171,15 @@ def _version_for_the_run(programs: list[ProgramDiff]) -> list[ProgramDiff]:
     program whose dump carries no source locations (a helper without
     metadata) shows no sign of it, yet was compiled by the same versions, so
     it gets the version difference its run shows."""
-    version = next((c for p in programs for c in p.outside
-                    if c.kind == "environment" and c.detail.startswith(_VERSION)), None)
+    version = next((c for p in programs for c in p.outside if _is_version(c)), None)
     if version is None:
         return programs
-    return [p if any(c.detail.startswith(_VERSION) for c in p.outside if c.kind == "environment")
-            else replace(p, outside=[version, *p.outside]) for p in programs]
+    return [p if any(map(_is_version, p.outside)) else replace(p, outside=[version, *p.outside])
+            for p in programs]
 
 
-_VERSION = "framework or XLA version"
+def _is_version(change: Change) -> bool:
+    return change.kind == "environment" and change.detail.startswith(VERSION)
 
 
 def _module_number_detail(old: int, new: int) -> str:

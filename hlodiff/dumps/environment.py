@@ -51,6 +51,8 @@ IGNORED_FLAGS = frozenset({
 # Options JAX derives from the persistent cache directory: a different cache
 # path gives a different JAX cache key for the same program.
 CACHE_DERIVED = frozenset({"xla_gpu_per_fusion_autotune_cache_dir"})
+# How a version difference's detail begins, which tells it from the others.
+VERSION = "framework or XLA version"
 _HEADER_DEVICES = re.compile(r"\b(replica_count|num_partitions)=(\d+)")
 _JAX_OP_NAME = re.compile(r'op_name="jit\(')
 _READ_LIMIT = 200_000  # the traits sit in a module's first lines
@@ -138,7 +140,7 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
     if "source locations" in traits:
         said = "; ".join(f"{k}: {old[k]} -> {new[k]}" for k in traits)
         out.append(Difference("version", _era(a), _era(b),
-                              "framework or XLA version: the two dumps were written by "
+                              f"{VERSION}: the two dumps were written by "
                               f"different generations of JAX/XLA ({said})"))
     if a.platform and b.platform and a.platform != b.platform:
         out.append(Difference("platform", a.platform, b.platform,
