@@ -190,11 +190,10 @@ def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
             seen[key] = len(out)
             out.append(replace(f, count=0, derived=(), optimized=0))
         first = out[seen[key]]
-        moved = set(first.affects) | set(f.affects)
         out[seen[key]] = replace(first, count=first.count + 1,
                                  derived=first.derived + f.derived,
                                  optimized=first.optimized + f.optimized,
-                                 affects=tuple(h.name for h in HASHES if h.name in moved))
+                                 affects=_moved_by([first, f]))
     wide = {n for n in seen.values() if out[n].count > 1 or out[n].kind == "environment"}
     # an environment difference holds for the run (program ""), ranked first;
     # a shift counted over programs stays with the first program's findings
@@ -202,6 +201,12 @@ def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
     return [replace(f, program="" if f.kind == "environment" else f.program,
                     detail=f"{f.detail} ({f.count} of {programs} programs)")
             if n in wide and programs > 1 else f for n, f in enumerate(out)]
+
+
+def _moved_by(findings: list[Finding]) -> tuple[str, ...]:
+    """The hashes any of ``findings`` moves, in the order of ``HASHES``."""
+    moved = {h for f in findings for h in f.affects}
+    return tuple(h.name for h in HASHES if h.name in moved)
 
 
 def _run_wide_key(finding: Finding) -> tuple | None:
@@ -290,11 +295,10 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
         folded = [f for f in findings if f.kind != "environment" and follows(f)]
         if not folded:
             continue
-        moved = {h for f in [home, *folded] for h in f.affects}
         merged = replace(home, derived=home.derived + tuple(
             replace(f, detail=f.summary or f.detail) for f in folded),
             optimized=home.optimized + sum(f.optimized for f in folded),
-            affects=tuple(h.name for h in HASHES if h.name in moved))
+            affects=_moved_by([home, *folded]))
         findings = [merged if f is home else f for f in findings if not any(f is g for g in folded)]
     return findings
 
