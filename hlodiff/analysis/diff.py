@@ -540,15 +540,15 @@ class _ValueKeys:
                 continue
             value = instruction.operand_text if instruction.opcode in ("constant", "parameter") \
                 else ""
-            items = instruction.attribute_items
+            attributes, callees = frozenset(), ()
+            if instruction.attribute_items:
+                attributes = frozenset(k for k in instruction.attribute_keys
+                                       if k[0] not in _NOT_COMPILED)
+                callees = tuple(map(self.code, instruction.called_computations))
             self.known[current] = hash((instruction.opcode, str(instruction.shape), value,
                                         tuple(self.known.get(o, hash(o))
                                               for o in instruction.operands),
-                                        frozenset(k for k in instruction.attribute_keys
-                                                  if k[0] not in _NOT_COMPILED) if items
-                                        else frozenset(),
-                                        tuple(map(self.code, instruction.called_computations))
-                                        if items else ()))
+                                        attributes, callees))
         return self.known[name]
 
 
