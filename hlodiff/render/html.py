@@ -74,9 +74,7 @@ def recompiles_page(dump: str, programs: list[RecompiledProgram]) -> str:
         f'<li class="{"" if p.user else "muted"}"><span class="mono">{html(p.summary)}</span>'
         + ("" if p.user else " (framework set-up op: compiled once per shape by design)")
         + "</li>" for p in programs)
-    verdict = (f'<header class="verdict {mood}" id="verdict"><div class="inner">'
-               f'<h1><span class="main">{main}</span><span class="second">{second}</span></h1>'
-               f'<ul class="notes">{lines}</ul></div></header>')
+    verdict = _header(mood, main, second, after=f'<ul class="notes">{lines}</ul>')
     facts = (f'<div class="facts"><section><h2>Run</h2><table><tr><th>dump</th>'
              f'<td class="path">{html(dump)}</td></tr></table></section></div>')
     sections, findings, n = [], [], 1
@@ -144,10 +142,16 @@ def _verdict(report: Report) -> str:
                    if rule.name in report.hashes)
     warnings = "".join(f'<p class="warning"><b>Check the comparison:</b> {html(w)}</p>'
                        for w in report.warnings)  # doubt about the comparison comes first
-    return (f'<header class="verdict {mood}" id="verdict"><div class="inner">{warnings}'
+    return _header(mood, main, second, before=warnings,
+                   after=f'<p class="lead">{html(verdict_line(report))}</p>'
+                         f'<ul class="keys" aria-label="cache keys">{keys}</ul>')
+
+
+def _header(mood: str, main: str, second: str, before: str = "", after: str = "") -> str:
+    """The verdict at the top of a page, coloured by ``mood`` (bad, good, unsure)."""
+    return (f'<header class="verdict {mood}" id="verdict"><div class="inner">{before}'
             f'<h1><span class="main">{main}</span><span class="second">{second}</span></h1>'
-            f'<p class="lead">{html(verdict_line(report))}</p>'
-            f'<ul class="keys" aria-label="cache keys">{keys}</ul></div></header>')
+            f'{after}</div></header>')
 
 
 def _key(title: str, moved: bool | None) -> str:
