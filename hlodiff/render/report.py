@@ -147,9 +147,11 @@ def compared(report: Report) -> tuple[list, list[str]]:
     return shown, same
 
 
-def same_programs_line(names: list[str]) -> str:
+def same_programs_line(names: list[str], shown=str) -> str:
+    """``3 other programs are the same in both runs: a, b, c``, each name as
+    ``shown`` writes it (a code span in Markdown)."""
     return (f"{len(names)} other program{'s are' if len(names) > 1 else ' is'} the same in both "
-            f"runs: {', '.join(names)}")
+            f"runs: {', '.join(map(shown, names))}")
 
 
 def extra_compilations(report: Report) -> tuple[list[str], list[str]]:
@@ -255,9 +257,7 @@ def markdown(report: Report) -> str:
         lines.append(f"Compared {_name(module.a)} with {_name(module.b)} "
                      f"(paired by {markdown_text(module.how)}).")
     if same:
-        names = ", ".join(markdown_code(name) for name in same)
-        lines.append(f"{len(same)} other program{'s are' if len(same) > 1 else ' is'} the same "
-                     f"in both runs: {names}.")
+        lines.append(same_programs_line(same, markdown_code) + ".")
     lines.append("")
     findings = list(report.findings)
     if findings:

@@ -393,8 +393,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
         out.print(_text(f"compared {len(rest)} more programs that differ: {names} "
                         "(--format json lists every pairing)", style="dim"))
     if same:
-        out.print(_text(same_programs_line([shorten.program(name) for name in same]),
-                        style="dim"))
+        out.print(_text(same_programs_line(same, shorten.program), style="dim"))
     findings = list(rep.findings)
     eligible = [f for f in findings if f.moves_a_hash or f.kind == "elided_constant"]
     shown = (eligible or findings)[:rows]
