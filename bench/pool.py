@@ -37,7 +37,7 @@ elif sys.argv[2] == "futures":
     def read_files(reader, paths, on_read=None):
         with ProcessPoolExecutor(max(1, (os.cpu_count() or 1)),
                                  mp_context=multiprocessing.get_context("spawn")) as executor:
-            return list(executor.map(pool._read, [reader] * len(paths), paths))
+            return list(executor.map(pool._call, [reader] * len(paths), [(p,) for p in paths]))
     pool.read_files = read_files  # what list_dump calls
 dump = load_dump(sys.argv[1])
 start = time.perf_counter()

@@ -8,6 +8,7 @@ cache, costs only start-up, and they (Lark, rapidfuzz) are most of it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -210,23 +211,98 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     """Diffs at every stage both modules were dumped at (or their only files).
     Every file is read whole, also when both are the same: a diff vouches
     for what it read (on big files, what the two share is checked, not
-    aligned: hlodiff/syntax/unchanged.py)."""
-    from .align import align
+    aligned: hlodiff/syntax/unchanged/). On big dumps the compile input is
+    diffed in a worker process while this one diffs the optimized program
+    (see ``_diffed_elsewhere``)."""
     shared = [s for s in (BEFORE, AFTER) if a.stage_file(s) and b.stage_file(s)]
     if not shared:
         _same_stage(a, b)
-    out = []
-    for stage in shared or [None]:
-        name = stage or (a.primary.stage.name if a.primary and a.primary.stage else "hlo")
-        path_a, path_b = a.root / a.file(stage).relative, b.root / b.file(stage).relative
-        what = stage or "HLO"
-        step(f"reading {a.label} and {b.label} {what}")
-        ma, mb, seed = _read_pair(a, b, stage)
-        step(f"aligning and diffing {what}")
-        alignment = align(ma, mb, seed)
-        out.append(StageDiff(name, ma, mb, diff_modules(ma, mb, alignment),
-                             str(path_a), str(path_b), alignment))
-    return out
+    stages = shared or [None]
+    paths = {stage: (a.root / a.file(stage).relative, b.root / b.file(stage).relative)
+             for stage in stages}
+    names = {stage: stage or (a.primary.stage.name if a.primary and a.primary.stage else "hlo")
+             for stage in stages}
+    parsed = {stage: a.parsed(stage) is not None or b.parsed(stage) is not None
+              for stage in stages}
+    from ..dumps import pool
+    from ..syntax.unchanged import Seed
+    away = _diffed_elsewhere(stages, paths, parsed)
+    pending = pool.elsewhere(diff_stage_files, *paths[away], names[away]) if away else None
+    done: dict[str | None, StageDiff] = {}
+    try:
+        for stage in sorted(stages, key=lambda s: pending is not None and s == away):
+            what = stage or "HLO"  # this process's stages first, then the worker's
+            if pending is not None and stage == away:
+                step(f"waiting for the diff of {what}")
+                outcome = pending.outcome()
+                pending = None
+                if outcome is not None and outcome[1] is None:
+                    done[stage] = outcome[0]
+                    continue  # else diffed here, to raise its error as a small dump would
+            step(f"reading {a.label} and {b.label} {what}")
+            if parsed[stage]:  # read whole already (to pair the modules)
+                ma, mb = a.module(stage), b.module(stage)
+                step(f"aligning and diffing {what}")
+                done[stage] = _diff_stage(ma, mb, Seed(), names[stage], *paths[stage])
+            else:
+                done[stage] = diff_stage_files(*paths[stage], names[stage], step=step)
+    except HlodiffError:
+        if pending is not None:  # the earlier stage's error is the one to tell, as in order
+            outcome = pending.outcome()
+            if outcome is None or outcome[1] is not None:
+                diff_stage_files(*paths[away], names[away])
+        raise
+    finally:
+        if pending is not None:
+            pending.cancel()
+    return [done[stage] for stage in stages]
+
+
+# Below this (both files of the compile input together), diffing the compile
+# input here costs less than starting a worker and unpickling its diff.
+ELSEWHERE_BYTES = 4_000_000
+
+
+def _diffed_elsewhere(stages: list[str | None], paths: dict, parsed: dict) -> str | None:
+    """The stage to diff in a worker: the compile input of a pair whose
+    optimized program is at least as big (this process diffs that
+    meanwhile), when there is a core to spare and the files are big enough
+    to pay. The diff comes back pickled: a big module unpickles in a tenth of
+    the time its diff takes (bench/README.md)."""
+    if stages != [BEFORE, AFTER] or any(parsed.values()) or (os.cpu_count() or 1) < 2:
+        return None
+    sizes = {stage: sum(_size(path) for path in paths[stage]) for stage in stages}
+    if sizes[BEFORE] < ELSEWHERE_BYTES or sizes[AFTER] < sizes[BEFORE]:
+        return None
+    return BEFORE
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def diff_stage_files(path_a: Path, path_b: Path, name: str, step: Step = _quiet) -> StageDiff:
+    """The diff of two HLO files of one stage: on big files, what they share
+    left unparsed and paired already (see hlodiff/syntax/unchanged/). A
+    module-level function, so that a worker process can run it."""
+    from ..syntax import unchanged
+    from ..syntax.parser import read_text
+    from ..syntax.unchanged import parse_pair
+    ma, mb, seed = parse_pair(read_text(path_a), read_text(path_b), str(path_a), str(path_b),
+                              min_bytes=unchanged.MIN_BYTES)
+    step(f"aligning and diffing {name}")
+    return _diff_stage(ma, mb, seed, name, path_a, path_b)
+
+
+def _diff_stage(ma: Module, mb: Module, seed: Seed, name: str, path_a: Path,
+                path_b: Path) -> StageDiff:
+    from .align import align
+    alignment = align(ma, mb, seed)
+    return StageDiff(name, ma, mb, diff_modules(ma, mb, alignment), str(path_a), str(path_b),
+                     alignment)
 
 
 _STAGE_WORDS = {BEFORE: "the compile input (before optimizations)",
@@ -242,21 +318,6 @@ def _same_stage(a: DumpModule, b: DumpModule) -> None:
         raise HlodiffError(f"{paths[0]} is {_STAGE_WORDS[stages[0]]} and {paths[1]} is "
                            f"{_STAGE_WORDS[stages[1]]}: XLA rewrote the program between the "
                            "two, so they always differ; compare two files of the same stage")
-
-
-def _read_pair(a: DumpModule, b: DumpModule, stage: str | None) -> tuple[Module, Module, Seed]:
-    """Both modules at ``stage``; on big files, what they share left unparsed
-    and paired already (see hlodiff/syntax/unchanged.py)."""
-    from ..syntax import unchanged
-    from ..syntax.parser import read_text
-    from ..syntax.unchanged import Seed, parse_pair
-    ma, mb = a.parsed(stage), b.parsed(stage)
-    if ma is not None or mb is not None:  # read whole already (to pair the modules)
-        return a.module(stage), b.module(stage), Seed()
-    path_a, path_b = a.root / a.file(stage).relative, b.root / b.file(stage).relative
-    return parse_pair(read_text(path_a), read_text(path_b), str(path_a), str(path_b),
-                      min_bytes=unchanged.MIN_BYTES)
-
 
 
 def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> list[StageDiff]:

@@ -15,10 +15,16 @@ while a progress display runs a thread) or run the caller's main module
 again (a script without an ``if __name__ == "__main__"`` guard would start
 over). A worker that fails for any reason is not trusted: its files are
 read here.
+
+``elsewhere`` runs one call in such a worker while this process goes on
+(hlodiff/analysis/compare.py diffs the compile input's stage so, beside the
+optimized one): its answer is pickled back, so it pays only for work that
+costs much more than unpickling what it returns.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import pickle
@@ -45,15 +51,15 @@ def read_files(reader: Reader, paths: list[Path],
     shares = _shares(sizes, min(len(paths), os.cpu_count() or 1))
     if len(shares) < 2 or sum(sizes) < MIN_BYTES:
         shares = [list(range(len(paths)))]
-    workers = [(share, _start(reader, [paths[i] for i in share])) for share in shares[1:]]
+    workers = [(share, _start(reader, [(paths[i],) for i in share])) for share in shares[1:]]
     outcomes: dict[int, Outcome] = {}
     for i in shares[0]:
-        outcomes[i] = _read(reader, paths[i])
+        outcomes[i] = _call(reader, (paths[i],))
         if on_read is not None:
             on_read(i)
     for share, worker in workers:
         answers = _finish(worker, len(share))
-        for i, outcome in zip(share, answers or [_read(reader, paths[i]) for i in share]):
+        for i, outcome in zip(share, answers or [_call(reader, (paths[i],)) for i in share]):
             outcomes[i] = outcome
             if on_read is not None:
                 on_read(i)
@@ -78,22 +84,49 @@ def _shares(sizes: list[int], count: int) -> list[list[int]]:
     return [sorted(share) for share in shares if share]
 
 
-def _read(reader: Reader, path: Path) -> Outcome:
+class Pending:
+    """One call running in a worker process (see ``elsewhere``)."""
+
+    def __init__(self, worker: subprocess.Popen | None):
+        self._worker = worker
+
+    def outcome(self) -> Outcome | None:
+        """The call's outcome, waiting for it; None when the worker did not
+        deliver one (the caller then makes the call itself)."""
+        answers = _finish(self._worker, 1)
+        self._worker = None
+        return answers[0] if answers is not None else None
+
+    def cancel(self) -> None:
+        """Stop the worker, if its outcome was not taken."""
+        if self._worker is not None:
+            self._worker.kill()
+            _finish(self._worker, 1)
+            self._worker = None
+
+
+def elsewhere(function: Callable[..., Any], *args: Any) -> Pending:
+    """``function(*args)`` started in a worker process; ``function`` is a
+    module-level function, its arguments and answer picklable."""
+    return Pending(_start(function, [args]))
+
+
+def _call(function: Callable[..., Any], args: tuple) -> Outcome:
     try:
-        return reader(path), None
+        return function(*args), None
     except HlodiffError as err:
         return None, str(err).splitlines()[0]
 
 
-def _start(reader: Reader, paths: list[Path]) -> subprocess.Popen | None:
+def _start(function: Callable[..., Any], calls: list[tuple]) -> subprocess.Popen | None:
     package_root = str(Path(__file__).resolve().parents[2])  # this hlodiff, not another
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
     try:
         worker = subprocess.Popen([sys.executable, "-m", "hlodiff.dumps.pool"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        name = f"{reader.__module__}:{reader.__qualname__}"
-        pickle.dump((name, [str(p) for p in paths]), worker.stdin)  # a few paths: no deadlock
+        name = f"{function.__module__}:{function.__qualname__}"
+        pickle.dump((name, calls), worker.stdin)  # a few paths: no deadlock
         worker.stdin.close()
     except OSError:
         return None
@@ -104,21 +137,27 @@ def _finish(worker: subprocess.Popen | None, count: int) -> list[Outcome] | None
     """The worker's outcomes, or None when it did not deliver them all."""
     if worker is None:
         return None
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a parsed module is millions of objects, none of them garbage
     try:
         answers = pickle.load(worker.stdout)
     except Exception:  # killed, out of memory, an interpreter without hlodiff...
         answers = None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     worker.stdout.close()
     worker.wait()
     return answers if isinstance(answers, list) and len(answers) == count else None
 
 
 def _serve() -> None:
-    """A worker: ("module:function", paths) in on stdin, their outcomes out on stdout."""
-    name, paths = pickle.load(sys.stdin.buffer)
-    module, function = name.split(":")
-    reader = getattr(importlib.import_module(module), function)
-    answers = [_read(reader, Path(path)) for path in paths]
+    """A worker: ("module:function", argument tuples) in on stdin, the
+    outcome of each call out on stdout."""
+    name, calls = pickle.load(sys.stdin.buffer)
+    module, qualname = name.split(":")
+    function = getattr(importlib.import_module(module), qualname)
+    answers = [_call(function, args) for args in calls]
     pickle.dump(answers, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
     sys.stdout.buffer.flush()
 
