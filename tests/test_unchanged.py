@@ -229,6 +229,21 @@ def test_a_model_change_leaves_all_but_the_change_unparsed():
     assert len(renamed) > 20  # paired across names
 
 
+def test_what_reads_a_change_downstream_is_still_paired_unchanged():
+    # Before optimization the added op feeds the rest of the forward pass and
+    # all of the backward pass: every line after it reads it, through others.
+    # Those lines are the same text but for names; only those reading the
+    # changed lines themselves are parsed (see bench/README.md).
+    name = "module_0000.jit_train_step.before_optimizations.txt"
+    text_a, text_b = _texts("bench_model_change", name)
+    _, b, _ = unchanged.parse_pair(text_a, text_b, min_bytes=0)
+    lines = b.entry.instructions
+    at = next(k for k, i in enumerate(lines) if "extra_scale" in str(i.metadata.get("op_name")))
+    after = lines[at + 1:]
+    assert len(after) > 0.5 * len(lines)
+    assert sum(i.unchanged for i in after) > 0.9 * len(after)
+
+
 def test_a_renumbered_pair_skips_what_holds_the_same():
     text_a, _ = _texts("jax_learning_rate")
     plan = unchanged.plan_pair(text_a, renumbered_text(text_a))

@@ -35,10 +35,11 @@ from . import namesakes
 from .checks import Lines, opcode_of
 from .frames import frame_tables, renumbered
 from .outline import Body, Outline, outline_of
-from .plan import LinePairs, Plan, Skip, runs, skipped_computation
+from .plan import Checked, LinePairs, Plan, Skip, runs, skipped_computation
 from .skeleton import CALLED, Skeleton
 
 _ELIDED = "{...}"
+_ROOT_LINE = "  ROOT "
 _PARAMETER = "parameter"
 _PARAMETER_NUMBER = re.compile(r"(?<= parameter\()(\d+)(?=\))")
 _OPERAND_LIST = re.compile(r"\((?:%|, |/\*index=\d+\*/)+\)")
@@ -51,10 +52,11 @@ _NAMED_LIST = "={%"
 _CALLS = re.compile(r"=%([A-Za-z0-9_.\-]+)")
 
 
-def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipping: bool
-         ) -> Plan | None:
+def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipping: bool,
+         failing_a: Checked = None) -> Plan | None:
     """What is unchanged, found by content; None when the frame tables cannot
-    be read. Lines are skipped only when ``skipping``."""
+    be read. Lines are skipped only when ``skipping`` (see Plan.skip for
+    ``failing_a``)."""
     compared_b, outline_compared = text_b, outline_b  # b as compared: its frames as a numbers them
     if frame_tables(outline_a.preamble) != frame_tables(outline_b.preamble):
         compared_b = renumbered(text_b, outline_a.preamble, outline_b.preamble)
@@ -74,7 +76,7 @@ def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipp
     _pair_equal(found, skips, side_a, side_b)
     _pair_lines(found, skips, side_a, side_b)
     if skipping:
-        found.skip(skips, outline_a.names, outline_b.names)
+        found.skip(skips, outline_a.names, outline_b.names, failing_a)
     return found
 
 
@@ -298,7 +300,12 @@ class _Lines:
         return [_OPERAND_LIST.sub("(...)", skeleton, count=1) for skeleton in self.skeletons]
 
     def opcode(self, i: int) -> str | None:
-        return opcode_of(self.skeletons[i].partition("%")[2])
+        return self.opcodes[i]
+
+    @cached_property
+    def opcodes(self) -> list[str | None]:
+        """The opcode of each line (what pairing top-down compares, line by line)."""
+        return [opcode_of(skeleton.partition("%")[2]) for skeleton in self.skeletons]
 
     def operands(self, i: int) -> list[str]:
         """The instructions line ``i`` reads as operands, in order."""
@@ -378,6 +385,7 @@ class _LinePairing:
         moved = self._pair_parameters(parameters)
         self._pair_in_order(moved)
         self._pair_leaves()
+        self._confirm_from_the_root()
         self._pair_top_down()
 
     def _pair_parameters(self, operands: dict[int, int] | None) -> bool:
@@ -409,7 +417,7 @@ class _LinePairing:
         a, b = self.a, self.b
         local_a, local_b = set(a.defined), set(b.defined)
         own_a = [a.reading(i, _itself, local_a) for i in range(len(a.names))]
-        own_b = [b.reading(j, _itself, local_b) for j in range(len(b.names))]
+        own_b = self._own_b = [b.reading(j, _itself, local_b) for j in range(len(b.names))]
         # The ways to find a line's twin, most telling first: its structure
         # and what it reads; the same with its metadata (lines alike but
         # for their op_name, as the aligner tells them apart), alone or
@@ -449,6 +457,56 @@ class _LinePairing:
                     reading is not None and a.reading(i, self.certain.get, local_a) == own_b[j]:
                 self.unchanged[i] = j
                 self.certain[a.defined[i]] = b.defined[j]
+
+    def _confirm_from_the_root(self) -> None:
+        """Downstream of a change, twins read twins that were guessed (the
+        line reading an added op has no twin to read through, and is paired
+        by its skeleton), so they are not unchanged. A guessed twin counts
+        when pairing from the root down, operand by operand and opcode by
+        opcode, as the aligner pairs top-down, gives the same twin: then the
+        lines of equal skeletons that both ways pair, reading only such
+        twins, are unchanged too."""
+        a, b = self.a, self.b
+        down = self._from_the_root()
+        if not down:
+            return
+        sure = dict(self.certain)
+        sure.update((x, y) for x, y in self.twin.items() if down.get(x) == y)
+        local_a = a.local
+        for i in sorted(set(self.twins).difference(self.unchanged)):
+            j = self.twins[i]
+            x, y = a.defined[i], b.defined[j]
+            if down.get(x) == y and a.skeletons[i] == b.skeletons[j] and \
+                    _ELIDED not in a.skeletons[i] and \
+                    a.reading(i, sure.get, local_a) == self._own_b[j]:
+                self.unchanged[i] = j
+                self.certain[x] = y
+
+    def _from_the_root(self) -> dict[str, str]:
+        """Lines paired from the roots down: what two paired lines read at
+        the same place, with the same opcode, pairs, first come first."""
+        a, b = self.a, self.b
+        root_a, root_b = _root(a), _root(b)
+        if a.opcode(root_a) != b.opcode(root_b):
+            return {}
+        line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
+        down = {a.defined[root_a]: b.defined[root_b]}
+        taken = {b.defined[root_b]}
+        waiting = deque([(root_a, root_b)])
+        while waiting:
+            i, j = waiting.popleft()
+            operands_a, operands_b = a.operands(i), b.operands(j)
+            if len(operands_a) != len(operands_b):
+                continue
+            for x, y in zip(operands_a, operands_b):
+                if x in down or y in taken:
+                    continue
+                k, h = line_a[x], line_b[y]
+                if a.opcode(k) == b.opcode(h):
+                    down[x] = y
+                    taken.add(y)
+                    waiting.append((k, h))
+        return down
 
     def _pair_top_down(self) -> None:
         """What twins read at the same place, with the same opcode, is twins
@@ -496,6 +554,12 @@ class _LinePairing:
                             _ELIDED not in a.skeletons[leaf_a]:
                         self.twins[leaf_a] = self.unchanged[leaf_a] = leaf_b
                         taken.add(leaf_b)
+
+
+def _root(lines: _Lines) -> int:
+    """The ROOT line, or the last when none is marked (XLA's rule)."""
+    return next((i for i, skeleton in enumerate(lines.skeletons)
+                 if skeleton.startswith(_ROOT_LINE)), len(lines.skeletons) - 1)
 
 
 def _with_metadata(lines: _Lines, readings: list) -> list:
