@@ -11,6 +11,7 @@ import pytest
 from conftest import CORPUS, run_cli
 from hlodiff.analysis import compare
 from hlodiff.dumps import pool
+from hlodiff.syntax import unchanged
 
 # Cases of every framework, a model change and a renumbered loop among them.
 CASES = ["jax_learning_rate", "bench_model_change", "jax_flax_batch_size", "torch_loop_trip_count",
@@ -19,18 +20,25 @@ CASES = ["jax_learning_rate", "bench_model_change", "jax_flax_batch_size", "torc
 
 def _send_away(monkeypatch) -> list:
     """From now on every pair with both stages diffs its compile input in a
-    worker; what this returns lists, for each call made, its arguments and
-    the outcome the worker delivered (None when it delivered none)."""
+    worker; what this returns lists, for each call a worker was given, its
+    function's name, its arguments and the outcome the worker delivered
+    (None when it delivered none, or was not asked)."""
     monkeypatch.setattr(compare, "ELSEWHERE_BYTES", 0)
     monkeypatch.setattr(compare.os, "cpu_count", lambda: 2)
     calls: list = []
     real = pool.elsewhere
 
-    def sent(function, *args):
-        pending = real(function, *args)
+    def sent(*given):
+        pending = real(*given)
+        mine = [[function.__name__, args, None] for function, args in given]
+        calls.extend(mine)
         delivered = pending.outcome
-        calls.append([args, None])
-        pending.outcome = lambda: calls[-1].__setitem__(1, delivered()) or calls[-1][1]
+
+        def outcome(k=0):
+            mine[k][2] = delivered(k)
+            return mine[k][2]
+
+        pending.outcome = outcome
         return pending
 
     monkeypatch.setattr(pool, "elsewhere", sent)
@@ -48,9 +56,12 @@ def test_a_stage_diffed_in_a_worker_reads_as_one_diffed_here(case, monkeypatch):
     calls = _send_away(monkeypatch)
     away = _diff(case)
     assert calls, "no stage was diffed in a worker"
-    for args, outcome in calls:
-        assert "before_optimizations" in str(args[0])
-        assert outcome is not None and outcome[1] is None  # the worker's diff was the one used
+    assert [name for name, _, _ in calls] == ["failing_computations", "diff_stage_files"] * \
+        (len(calls) // 2)  # a worker for each program with both stages
+    for (_, checked, checks), (_, diffed, diff) in zip(calls[::2], calls[1::2]):
+        assert "after_optimizations" in checked[0] and "before_optimizations" in str(diffed[0])
+        assert diff is not None and diff[1] is None  # the worker's diff was the one used
+        assert checks is None or checks == (frozenset(), None)  # asked for only on big files
     assert (away.exit_code, away.stdout, away.stderr) == (here.exit_code, here.stdout, here.stderr)
 
 
@@ -59,7 +70,7 @@ def test_a_dead_worker_leaves_its_stage_to_this_process(monkeypatch):
     calls = _send_away(monkeypatch)
     monkeypatch.setattr(pool.sys, "executable", "/bin/false")  # a worker that exits at once
     assert _diff("bench_model_change", expect=1).stdout == here.stdout
-    assert calls and all(outcome is None for _, outcome in calls)
+    assert calls and all(outcome is None for _, _, outcome in calls)
 
 
 def _broken(tmp_path, *stages):
@@ -86,9 +97,36 @@ def test_errors_are_those_of_a_diff_made_here(stages, tmp_path, monkeypatch):
 
 def test_small_dumps_and_one_core_start_no_worker(monkeypatch):
     calls = []
-    monkeypatch.setattr(pool, "elsewhere", lambda *args: calls.append(args))
+    monkeypatch.setattr(pool, "elsewhere", lambda *given: calls.append(given))
     _diff("jax_learning_rate", expect=1)  # below ELSEWHERE_BYTES
     monkeypatch.setattr(compare, "ELSEWHERE_BYTES", 0)
     monkeypatch.setattr(compare.os, "cpu_count", lambda: 1)
     _diff("jax_learning_rate", expect=1)
     assert calls == []
+
+
+@pytest.mark.parametrize("how", ["unknown opcode", "brackets nested too deep"])
+@pytest.mark.parametrize("where", ["computation", "entry"])
+def test_checks_made_in_the_worker_reject_what_the_parser_rejects(how, where, tmp_path,
+                                                                   monkeypatch):
+    # Lines both runs share are skipped unparsed on big files, after the
+    # checks the parser would make; the worker makes run a's. A line broken
+    # the same way in both runs must be the same error either way.
+    from test_unchanged import MAIN, _broken_pair, _padding
+    text_a, text_b, line = _broken_pair("jax_learning_rate", how, False, where)
+    padding = _padding(unchanged.MIN_BYTES // 2)
+    case = tmp_path / "case"
+    shutil.copytree(CORPUS / "jax_learning_rate", case)
+    (case / "run_a" / MAIN).write_text(text_a + padding)
+    (case / "run_b" / MAIN).write_text(text_b + padding)
+    args = ("diff", "--no-cache", str(case / "run_a"), str(case / "run_b"))
+    here = run_cli(*args, expect=2)
+    calls = _send_away(monkeypatch)
+    away = run_cli(*args, expect=2)
+    assert away.stderr == here.stderr
+    assert f"{MAIN}:{line}:" in here.stderr
+    asked = [(args[0], outcome) for name, args, outcome in calls
+             if name == "failing_computations" and outcome is not None]
+    assert len(asked) == 1 and asked[0][0].endswith(MAIN)  # only the big file's checks
+    answer, error = asked[0][1]
+    assert error is None and len(answer) == 1  # the broken computation, found by the worker

@@ -26,6 +26,7 @@ from .hashes import hashes_proto
 
 if TYPE_CHECKING:
     from ..syntax.unchanged import Seed
+    from ..syntax.unchanged.plan import Checked
 
 Step = Callable[[str], None]  # told what compare is about to do, for a progress display
 
@@ -226,16 +227,21 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
               for stage in stages}
     from ..dumps import pool
     from ..syntax.unchanged import Seed
+    from ..syntax.unchanged.checks import failing_computations
     away = _diffed_elsewhere(stages, paths, parsed)
-    pending = pool.elsewhere(diff_stage_files, *paths[away], names[away]) if away else None
+    pending = None
+    if away is not None:
+        # First the checks of the optimized program's run a, wanted soon, then
+        # the compile input's diff, wanted last.
+        pending = pool.elsewhere((failing_computations, (str(paths[AFTER][0]),)),
+                                 (diff_stage_files, (*paths[away], names[away])))
     done: dict[str | None, StageDiff] = {}
     try:
         for stage in sorted(stages, key=lambda s: pending is not None and s == away):
             what = stage or "HLO"  # this process's stages first, then the worker's
             if pending is not None and stage == away:
                 step(f"waiting for the diff of {what}")
-                outcome = pending.outcome()
-                pending = None
+                outcome = pending.outcome(1)
                 if outcome is not None and outcome[1] is None:
                     done[stage] = outcome[0]
                     continue  # else diffed here, to raise its error as a small dump would
@@ -245,10 +251,13 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
                 step(f"aligning and diffing {what}")
                 done[stage] = _diff_stage(ma, mb, Seed(), names[stage], *paths[stage])
             else:
-                done[stage] = diff_stage_files(*paths[stage], names[stage], step=step)
+                checked = _answer(pending, 0) if pending is not None and stage == AFTER else None
+                done[stage] = diff_stage_files(*paths[stage], names[stage], step=step,
+                                               failing_a=checked)
     except HlodiffError:
-        if pending is not None:  # the earlier stage's error is the one to tell, as in order
-            outcome = pending.outcome()
+        if pending is not None and away not in done:
+            # the earlier stage's error is the one to tell, as in order
+            outcome = pending.outcome(1)
             if outcome is None or outcome[1] is not None:
                 diff_stage_files(*paths[away], names[away])
         raise
@@ -256,6 +265,15 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
         if pending is not None:
             pending.cancel()
     return [done[stage] for stage in stages]
+
+
+def _answer(pending, k: int) -> Callable[[], object]:
+    """The answer of the worker's call ``k``, waited for when asked; None
+    when it has none (the caller then does the work itself)."""
+    def answer():
+        outcome = pending.outcome(k)
+        return outcome[0] if outcome is not None and outcome[1] is None else None
+    return answer
 
 
 # Below this (both files of the compile input together), diffing the compile
@@ -284,15 +302,17 @@ def _size(path: Path) -> int:
         return 0
 
 
-def diff_stage_files(path_a: Path, path_b: Path, name: str, step: Step = _quiet) -> StageDiff:
+def diff_stage_files(path_a: Path, path_b: Path, name: str, step: Step = _quiet,
+                     failing_a: Checked = None) -> StageDiff:
     """The diff of two HLO files of one stage: on big files, what they share
-    left unparsed and paired already (see hlodiff/syntax/unchanged/). A
+    left unparsed and paired already (see hlodiff/syntax/unchanged/;
+    ``failing_a``: its checks of run a's file, made elsewhere). A
     module-level function, so that a worker process can run it."""
     from ..syntax import unchanged
     from ..syntax.parser import read_text
     from ..syntax.unchanged import parse_pair
     ma, mb, seed = parse_pair(read_text(path_a), read_text(path_b), str(path_a), str(path_b),
-                              min_bytes=unchanged.MIN_BYTES)
+                              min_bytes=unchanged.MIN_BYTES, failing_a=failing_a)
     step(f"aligning and diffing {name}")
     return _diff_stage(ma, mb, seed, name, path_a, path_b)
 

@@ -51,15 +51,19 @@ def read_files(reader: Reader, paths: list[Path],
     shares = _shares(sizes, min(len(paths), os.cpu_count() or 1))
     if len(shares) < 2 or sum(sizes) < MIN_BYTES:
         shares = [list(range(len(paths)))]
-    workers = [(share, _start(reader, [(paths[i],) for i in share])) for share in shares[1:]]
+    workers = [(share, Pending(_start([(reader, (paths[i],)) for i in share])))
+               for share in shares[1:]]
     outcomes: dict[int, Outcome] = {}
     for i in shares[0]:
         outcomes[i] = _call(reader, (paths[i],))
         if on_read is not None:
             on_read(i)
     for share, worker in workers:
-        answers = _finish(worker, len(share))
-        for i, outcome in zip(share, answers or [_call(reader, (paths[i],)) for i in share]):
+        answers = [worker.outcome(k) for k in range(len(share))]
+        worker.cancel()
+        if None in answers:  # a worker that failed is not trusted at all
+            answers = [_call(reader, (paths[i],)) for i in share]
+        for i, outcome in zip(share, answers):
             outcomes[i] = outcome
             if on_read is not None:
                 on_read(i)
@@ -85,30 +89,38 @@ def _shares(sizes: list[int], count: int) -> list[list[int]]:
 
 
 class Pending:
-    """One call running in a worker process (see ``elsewhere``)."""
+    """Calls running in a worker process, one after the other (see ``elsewhere``)."""
 
     def __init__(self, worker: subprocess.Popen | None):
         self._worker = worker
+        self._outcomes: list[Outcome] = []
 
-    def outcome(self) -> Outcome | None:
-        """The call's outcome, waiting for it; None when the worker did not
-        deliver one (the caller then makes the call itself)."""
-        answers = _finish(self._worker, 1)
-        self._worker = None
-        return answers[0] if answers is not None else None
+    def outcome(self, k: int = 0) -> Outcome | None:
+        """The outcome of call ``k``, waiting for it; None when the worker did
+        not deliver it (the caller then makes the call itself). The worker
+        sends each outcome as soon as its call is done."""
+        while len(self._outcomes) <= k and self._worker is not None:
+            outcome = _receive(self._worker)
+            if outcome is None:
+                self.cancel()
+            else:
+                self._outcomes.append(outcome)
+        return self._outcomes[k] if k < len(self._outcomes) else None
 
     def cancel(self) -> None:
-        """Stop the worker, if its outcome was not taken."""
+        """Stop the worker (done or not) and wait for it to end."""
         if self._worker is not None:
             self._worker.kill()
-            _finish(self._worker, 1)
+            self._worker.stdout.close()
+            self._worker.wait()
             self._worker = None
 
 
-def elsewhere(function: Callable[..., Any], *args: Any) -> Pending:
-    """``function(*args)`` started in a worker process; ``function`` is a
-    module-level function, its arguments and answer picklable."""
-    return Pending(_start(function, [args]))
+def elsewhere(*calls: tuple[Callable[..., Any], tuple]) -> Pending:
+    """Each ``(function, args)`` of ``calls`` started, in turn, in one worker
+    process; each function is module-level, its arguments and answer
+    picklable."""
+    return Pending(_start(list(calls)))
 
 
 def _call(function: Callable[..., Any], args: tuple) -> Outcome:
@@ -118,48 +130,43 @@ def _call(function: Callable[..., Any], args: tuple) -> Outcome:
         return None, str(err).splitlines()[0]
 
 
-def _start(function: Callable[..., Any], calls: list[tuple]) -> subprocess.Popen | None:
+def _start(calls: list[tuple[Callable[..., Any], tuple]]) -> subprocess.Popen | None:
     package_root = str(Path(__file__).resolve().parents[2])  # this hlodiff, not another
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
     try:
         worker = subprocess.Popen([sys.executable, "-m", "hlodiff.dumps.pool"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        name = f"{function.__module__}:{function.__qualname__}"
-        pickle.dump((name, calls), worker.stdin)  # a few paths: no deadlock
+        named = [(f"{function.__module__}:{function.__qualname__}", args) for function, args in calls]
+        pickle.dump(named, worker.stdin)  # a few paths: no deadlock
         worker.stdin.close()
     except OSError:
         return None
     return worker
 
 
-def _finish(worker: subprocess.Popen | None, count: int) -> list[Outcome] | None:
-    """The worker's outcomes, or None when it did not deliver them all."""
-    if worker is None:
-        return None
+def _receive(worker: subprocess.Popen) -> Outcome | None:
+    """The worker's next outcome, or None when it sent none."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a parsed module is millions of objects, none of them garbage
     try:
-        answers = pickle.load(worker.stdout)
+        outcome = pickle.load(worker.stdout)
     except Exception:  # killed, out of memory, an interpreter without hlodiff...
-        answers = None
+        return None
     finally:
         if gc_was_enabled:
             gc.enable()
-    worker.stdout.close()
-    worker.wait()
-    return answers if isinstance(answers, list) and len(answers) == count else None
+    return outcome if isinstance(outcome, tuple) and len(outcome) == 2 else None
 
 
 def _serve() -> None:
-    """A worker: ("module:function", argument tuples) in on stdin, the
-    outcome of each call out on stdout."""
-    name, calls = pickle.load(sys.stdin.buffer)
-    module, qualname = name.split(":")
-    function = getattr(importlib.import_module(module), qualname)
-    answers = [_call(function, args) for args in calls]
-    pickle.dump(answers, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    sys.stdout.buffer.flush()
+    """A worker: ("module:function", argument tuple) pairs in on stdin, the
+    outcome of each call out on stdout as soon as it is made."""
+    for name, args in pickle.load(sys.stdin.buffer):
+        module, qualname = name.split(":")
+        outcome = _call(getattr(importlib.import_module(module), qualname), args)
+        pickle.dump(outcome, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        sys.stdout.buffer.flush()
 
 
 if __name__ == "__main__":

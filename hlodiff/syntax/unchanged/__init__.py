@@ -53,7 +53,7 @@ from ...model import Module
 from ..parser import parse
 from . import pairing
 from .outline import outline_of
-from .plan import LinePairs, Plan, Run, Seed, SeedSide, SkippedComputation
+from .plan import Checked, LinePairs, Plan, Run, Seed, SeedSide, SkippedComputation
 
 __all__ = ["MIN_BYTES", "LinePairs", "Plan", "Run", "Seed", "SeedSide", "SkippedComputation",
            "parse_pair", "plan_pair"]
@@ -63,18 +63,21 @@ MIN_BYTES = 2_000_000
 
 
 def parse_pair(text_a: str, text_b: str, path_a: str | None = None,
-               path_b: str | None = None, *, min_bytes: int = MIN_BYTES
-               ) -> tuple[Module, Module, Seed]:
+               path_b: str | None = None, *, min_bytes: int = MIN_BYTES,
+               failing_a: Checked = None) -> tuple[Module, Module, Seed]:
     """Both modules, with what the two texts share left unparsed when they
-    are ``min_bytes`` or more together, and the seed (the same either way)."""
-    plan = plan_pair(text_a, text_b, skipping=len(text_a) + len(text_b) >= min_bytes)
+    are ``min_bytes`` or more together, and the seed (the same either way).
+    ``failing_a``: see Plan.skip."""
+    plan = plan_pair(text_a, text_b, skipping=len(text_a) + len(text_b) >= min_bytes,
+                     failing_a=failing_a)
     if plan is None:
         return parse(text_a, path=path_a), parse(text_b, path=path_b), Seed()
     return (parse(text_a, path=path_a, unchanged=plan.runs_a),
             parse(text_b, path=path_b, unchanged=plan.runs_b), plan.seed)
 
 
-def plan_pair(text_a: str, text_b: str, skipping: bool = True) -> Plan | None:
+def plan_pair(text_a: str, text_b: str, skipping: bool = True,
+              failing_a: Checked = None) -> Plan | None:
     """What two texts share, or None when they are not laid out as XLA
     prints them. What is paired does not depend on ``skipping``: only
     whether the plan says what to skip."""
@@ -84,7 +87,7 @@ def plan_pair(text_a: str, text_b: str, skipping: bool = True) -> Plan | None:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of strings and lists, freed at the end: nothing to collect
     try:
-        plan = pairing.plan(text_a, outline_a, text_b, outline_b, skipping)
+        plan = pairing.plan(text_a, outline_a, text_b, outline_b, skipping, failing_a)
     finally:
         if gc_was_enabled:
             gc.enable()

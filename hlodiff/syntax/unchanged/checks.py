@@ -19,7 +19,7 @@ from itertools import compress, islice
 
 from ..lexer import MAX_NESTING
 from ..opcodes import is_opcode
-from .outline import Body
+from .outline import Body, outline_of
 from .skeleton import Skeleton
 
 # A definition's skeleton starts " = SHAPE OPCODE(": an array shape has no
@@ -64,6 +64,22 @@ def failing(blocks: list[Lines], computations: frozenset[str]) -> set[int]:
     if not brackets_closed(all_lines):  # the usual: all at once
         bad.update(k for k in good if not brackets_closed(blocks[k].body.text(blocks[k].text)))
     return bad
+
+
+def failing_computations(path: str) -> frozenset[str] | None:
+    """The computations of the HLO file at ``path`` the parser might reject,
+    by name; None when it is not laid out as XLA prints it. Each computation
+    is checked on its own, so this says of any of them what ``failing`` says:
+    a worker process runs it over a whole file while the unchanged pass pairs
+    it with another (hlodiff/analysis/compare.py)."""
+    from ..parser import read_text
+    text = read_text(path)
+    outline = outline_of(text)
+    if outline is None:
+        return None
+    bodies = outline.bodies
+    return frozenset(bodies[k].name for k in failing([Lines(text, body) for body in bodies],
+                                                        outline.names))
 
 
 def opcode_of(definition: str) -> str | None:

@@ -122,6 +122,11 @@ class SeedSide:
     paired: dict[str, dict[str, str]]
 
 
+# The names of run a's computations that fail the checks, found elsewhere
+# (asked for only when needed), or None: check them here.
+Checked = Callable[[], "frozenset[str] | None"] | None
+
+
 @dataclass
 class Plan:
     """What the pass found: what it paired, and what the scanner skips in
@@ -135,13 +140,17 @@ class Plan:
     unchanged_lines: int = 0  # left unparsed, on each side
 
     def skip(self, skips: list[Skip], computations_a: frozenset[str],
-             computations_b: frozenset[str]) -> None:
+             computations_b: frozenset[str], failing_a: Checked = None) -> None:
         """Skip what ``skips`` say, but what fails the parser's checks
         (hlodiff/syntax/unchanged/checks.py): the parser reads that, and
-        reports the error."""
+        reports the error. ``failing_a``, when it gives a set, names the
+        computations of run a that fail them, checked elsewhere."""
         blocks_a = [block for skip in skips for block in skip.check_a]
         blocks_b = [block for skip in skips for block in skip.check_b]
-        bad_a, bad_b = failing(blocks_a, computations_a), failing(blocks_b, computations_b)
+        names_a = failing_a() if failing_a is not None else None
+        bad_a = failing(blocks_a, computations_a) if names_a is None else \
+            {k for k, block in enumerate(blocks_a) if block.body.name in names_a}
+        bad_b = failing(blocks_b, computations_b)
         at_a = at_b = 0
         for skip in skips:
             ends_a, ends_b = at_a + len(skip.check_a), at_b + len(skip.check_b)
