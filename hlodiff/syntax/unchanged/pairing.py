@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, compress, count, repeat
@@ -483,51 +483,25 @@ class _LinePairing:
                 self.certain[x] = y
 
     def _from_the_root(self) -> dict[str, str]:
-        """Lines paired from the roots down: what two paired lines read at
-        the same place, with the same opcode, pairs, first come first."""
+        """Lines paired from the roots down, first come first."""
         a, b = self.a, self.b
         root_a, root_b = _root(a), _root(b)
         if a.opcode(root_a) != b.opcode(root_b):
             return {}
-        line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
-        down = {a.defined[root_a]: b.defined[root_b]}
-        taken = {b.defined[root_b]}
-        waiting = deque([(root_a, root_b)])
-        while waiting:
-            i, j = waiting.popleft()
-            operands_a, operands_b = a.operands(i), b.operands(j)
-            if len(operands_a) != len(operands_b):
-                continue
-            for x, y in zip(operands_a, operands_b):
-                if x in down or y in taken:
-                    continue
-                k, h = line_a[x], line_b[y]
-                if a.opcode(k) == b.opcode(h):
-                    down[x] = y
-                    taken.add(y)
-                    waiting.append((k, h))
-        return down
+        down = {root_a: root_b}
+        for k, h in _top_down(a, b, [(root_a, root_b)], down.__contains__, {root_b}):
+            down[k] = h
+        return {a.defined[i]: b.defined[j] for i, j in down.items()}
 
     def _pair_top_down(self) -> None:
         """What twins read at the same place, with the same opcode, is twins
         too (the changed lines, which nothing else pairs), as the aligner
         pairs them top-down: so the computations they call pair too."""
         a, b = self.a, self.b
-        line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
-        taken = set(self.twins.values())
-        waiting = deque(self.twins.items())
-        while waiting:
-            i, j = waiting.popleft()
-            operands_a, operands_b = a.operands(i), b.operands(j)
-            if len(operands_a) != len(operands_b):
-                continue
-            for x, y in zip(operands_a, operands_b):
-                k, h = line_a[x], line_b[y]
-                if k not in self.twins and h not in taken and a.opcode(k) == b.opcode(h):
-                    self.twins[k] = h
-                    self.twin[x] = y
-                    taken.add(h)
-                    waiting.append((k, h))
+        for k, h in _top_down(a, b, list(self.twins.items()), self.twins.__contains__,
+                              set(self.twins.values())):
+            self.twins[k] = h
+            self.twin[a.defined[k]] = b.defined[h]
 
     def operand_places(self, i: int, j: int) -> dict[int, int]:
         """Where each operand of line i of a is among line j's of b, by its twin."""
@@ -554,6 +528,28 @@ class _LinePairing:
                             _ELIDED not in a.skeletons[leaf_a]:
                         self.twins[leaf_a] = self.unchanged[leaf_a] = leaf_b
                         taken.add(leaf_b)
+
+
+def _top_down(a: _Lines, b: _Lines, start: list[tuple[int, int]], paired: Callable[[int], bool],
+              taken: set[int]) -> Iterator[tuple[int, int]]:
+    """Lines paired top-down from the pairs ``start``: what two paired lines
+    read at the same place, with the same opcode, pairs, first come first.
+    ``paired(i)``: is line i of a paired already; ``taken``: b's lines that
+    are (each pair yielded is added, and the caller records it before the
+    next)."""
+    line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
+    waiting = deque(start)
+    while waiting:
+        i, j = waiting.popleft()
+        operands_a, operands_b = a.operands(i), b.operands(j)
+        if len(operands_a) != len(operands_b):
+            continue
+        for x, y in zip(operands_a, operands_b):
+            k, h = line_a[x], line_b[y]
+            if not paired(k) and h not in taken and a.opcode(k) == b.opcode(h):
+                taken.add(h)
+                yield k, h
+                waiting.append((k, h))
 
 
 def _root(lines: _Lines) -> int:
