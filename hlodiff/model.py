@@ -55,6 +55,8 @@ class Reader(Protocol):
 
     def parameter_number(self, offset: int) -> int | None: ...
 
+    def may_call(self, offset: int) -> bool: ...
+
     def instruction(self, offset: int, line: int) -> Instruction: ...
 
 
@@ -359,7 +361,7 @@ class Attribute:
         return self.reader.attribute_key(self)
 
 
-_CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
+CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
                               "true_computation", "false_computation", "branch_computations",
                               "called_computations"})
 # The attributes that come second in XLA's list of called computations,
@@ -448,9 +450,9 @@ class Instruction:
         conditional (true, false) or its branches, select-and-scatter
         (select, scatter)."""
         items = self.attribute_items
-        if not items or _CALL_ATTRIBUTES.isdisjoint(dict(items)) or self.opcode in _CALLS_NOTHING:
+        if not items or CALL_ATTRIBUTES.isdisjoint(dict(items)) or self.opcode in _CALLS_NOTHING:
             return ()  # most instructions: no attribute objects made, no grammar
-        calls = [index for index, (name, _) in enumerate(items) if name in _CALL_ATTRIBUTES]
+        calls = [index for index, (name, _) in enumerate(items) if name in CALL_ATTRIBUTES]
         calls.sort(key=lambda index: items[index][0] in _CALLED_SECOND)
         return tuple(name for index in calls
                      for name in self.reader.computation_names(self.attributes[index]))
@@ -533,6 +535,13 @@ class Unparsed:
             return None
         number = self.reader.parameter_number(self.offset)  # the one-line form head() saw
         return number if number is not None else self.whole.parameter_number
+
+    @property
+    def called_computations(self) -> tuple[str, ...]:
+        """What it calls: nothing, without reading the line, when no attribute
+        that names a computation is on it (most lines; the explanation asks
+        of every line a change flows through)."""
+        return self.whole.called_computations if self.reader.may_call(self.offset) else ()
 
     @property
     def whole(self) -> Instruction:

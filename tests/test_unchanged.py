@@ -67,15 +67,21 @@ def test_an_unparsed_instruction_reads_as_the_parser_reads_it():
     text_a, text_b = _texts("jax_learning_rate")
     fast, _, _ = unchanged.parse_pair(text_a, text_b, min_bytes=0)
     full = parse(text_a)
-    checked = 0
+    checked, calling = 0, 0
     for computation, instruction in fast.instructions():
         if isinstance(instruction, Unparsed):
             twin = full.computation(computation.name).by_name[instruction.name]
             assert (instruction.opcode, instruction.operands) == (twin.opcode, twin.operands)
+            # what it calls is known without reading the line when it calls nothing
+            read_before = instruction._whole is not None
+            assert instruction.called_computations == twin.called_computations
+            if not twin.called_computations:
+                assert (instruction._whole is not None) == read_before
+            calling += bool(twin.called_computations)
             assert instruction.whole == twin
             assert instruction.metadata == twin.metadata and instruction.line == twin.line
             checked += 1
-    assert checked > 100
+    assert checked > 100 and calling > 10
 
 
 def test_elided_constants_are_never_left_unparsed():

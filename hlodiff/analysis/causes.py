@@ -76,6 +76,9 @@ class CauseGraph:
 
     def __init__(self, changes: list[Change], a: Module, b: Module):
         self.changes = changes
+        # each change's claim to be the cause, by index: ranked once, asked
+        # for at every instruction a change flows through
+        self._rank = [_rank(change) for change in changes].__getitem__
         self.a, self.b = a, b
         self.parent: dict[int, int] = {}
         self._build()
@@ -132,7 +135,7 @@ class CauseGraph:
                           if c is not None and c != index
                           and self._follows(change, self.changes[c])]
             if candidates:
-                self._link(index, min(candidates, key=lambda c: _rank(self.changes[c])))
+                self._link(index, min(candidates, key=self._rank))
 
     def _same_instruction(self) -> None:
         """An instruction that reads a different number of values, or became
@@ -184,14 +187,14 @@ class CauseGraph:
                     inherited = by_parameter.get((computation.name, instruction.parameter_number))
                     if inherited is not None:
                         upstream.append(inherited)
-                cause = min(upstream, key=lambda c: _rank(self.changes[c]), default=None)
+                cause = min(upstream, key=self._rank, default=None)
                 here = at.get((computation.name, instruction.name), ())
                 for index in here:
                     if cause is not None:
                         reached[index] = cause
                 own = min((i for i in here if self.changes[i].kind != "metadata"
                            and not _renumbered_only(self.changes[i])),
-                          key=lambda i: _rank(self.changes[i]), default=None)
+                          key=self._rank, default=None)
                 passed = cause if cause is not None else own
                 if own is not None and cause is not None and \
                         not self._follows(self.changes[own], self.changes[cause]):
@@ -221,7 +224,7 @@ class CauseGraph:
                 continue
             known = by_parameter.get((callee, number))
             best = source if known is None else \
-                min(known, source, key=lambda c: _rank(self.changes[c]))
+                min(known, source, key=self._rank)
             if best != known:
                 by_parameter[(callee, number)] = best
                 changed = True
@@ -267,12 +270,12 @@ class CauseGraph:
         for index, change in enumerate(self.changes):
             if change.kind == "parameter" and movers and (
                     change.a is None or _renumbered_only(change)):
-                self._link(index, min(movers, key=lambda i: _rank(self.changes[i])))
+                self._link(index, min(movers, key=self._rank))
             elif change.detail in _RESTATED_HEADERS:
                 cause = movers + shapers + [i for i, c in enumerate(self.changes)
                                             if c.kind in ("parameter", "dtype")]
                 if cause:
-                    self._link(index, min(cause, key=lambda i: _rank(self.changes[i])))
+                    self._link(index, min(cause, key=self._rank))
 
     def _constants_into_parameters(self) -> None:
         """The other copies of a constant that became a parameter, and the

@@ -31,11 +31,8 @@ from dataclasses import dataclass
 
 from ..dumps import normalise_program
 from ..analysis.hashes import HASHES
-from ..model import Computation, Instruction, Module
+from ..model import CALL_ATTRIBUTES, Computation, Instruction, Module
 
-_CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
-                              "true_computation", "false_computation", "branch_computations",
-                              "called_computations"})
 _INSTRUCTION_LISTS = frozenset({"control-predecessors", "control_predecessors"})
 _NAME_TOKEN = re.compile(r"%?([A-Za-z_][\w.\-]*)")
 _COUNTERS = re.compile(r"(?:[._]\d+)+$")
@@ -136,7 +133,7 @@ def _instruction(module: Module, instruction: Instruction, names: dict[str, str]
     for name, value in instruction.attribute_items:
         if name == "metadata":
             continue
-        if name in _CALL_ATTRIBUTES:
+        if name in CALL_ATTRIBUTES:
             value = _rename(value, computation_names)
         elif name in _INSTRUCTION_LISTS:
             value = _rename(value, names)

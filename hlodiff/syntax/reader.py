@@ -8,17 +8,22 @@ for them, and raises ``HloSyntaxError`` at their place in the file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import HloSyntaxError, Source, syntax_error_at
-from ..model import Attribute, Instruction, Literal, Module, Shape, StackFrameTable
+from ..model import CALL_ATTRIBUTES, Attribute, Instruction, Literal, Module, Shape, StackFrameTable
 from . import pieces
 from .lexer import HloScanner, ScanError, attribute_offsets, head_at
 from .literals import LiteralError, decoded, element_bits_of
 from .meaning import attribute_key, header_key, instruction_keys
 from .values import (PieceError, computation_names, metadata_fields, parse_literal,
                      parse_operands, parse_shape, parse_value)
+
+
+# An attribute naming a computation, as it starts on an instruction's line.
+_CALLING = re.compile(r"[ ,](?:%s)=" % "|".join(sorted(CALL_ATTRIBUTES)))
 
 
 class TextReader:
@@ -111,6 +116,14 @@ class TextReader:
     def parameter_number(self, offset: int) -> int | None:
         head = head_at(self.source.text, offset)
         return int(head[1]) if head is not None else None
+
+    def may_call(self, offset: int) -> bool:
+        """Might the instruction at ``offset`` call a computation: does an
+        attribute that names one (``calls=``, ``to_apply=``...) appear on
+        its line? A string holding such a text only makes this say yes."""
+        text = self.source.text
+        end = text.find("\n", offset)
+        return _CALLING.search(text, offset, end if end >= 0 else len(text)) is not None
 
     def instruction(self, offset: int, line: int) -> Instruction:
         """The instruction at ``offset`` (line ``line``), read on its own."""
