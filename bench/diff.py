@@ -6,7 +6,8 @@ network), measures in one run of this script:
 
 * XLA's C++ parser (jaxlib's ``hlo_module_from_text``) parsing both main
   after_optimizations files, text already in memory: the reference;
-* ``hlodiff diff --no-cache A B`` in a fresh process (wall time, peak RSS);
+* ``hlodiff diff --no-cache A B`` in a fresh process (wall time, and peak
+  RSS of that process and the worker it starts together, sampled);
 
 and prints their ratio against the targets of issue 16. With ``--parse`` it
 also times ``hlodiff.parse`` (everything read, no pass) against the C++ parser
