@@ -3,11 +3,16 @@ reading them one by one gives, errors included, and survive a dead worker."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, run_cli
+from conftest import CORPUS, ROOT, run_cli
 from hlodiff.dumps import pool
 from hlodiff.dumps.catalogue import count_instructions, list_dump, load_dump
 from hlodiff.dumps.pairing import structure
@@ -62,3 +67,46 @@ def test_small_inputs_start_no_worker(monkeypatch):
     assert sum(f.stat().st_size for f in files) < pool.MIN_BYTES
     pool.read_files(count_instructions, files)
     assert started == []
+
+
+def test_a_hlodiff_folder_where_hlodiff_runs_is_not_what_the_worker_runs(tmp_path, monkeypatch):
+    # python -m and -c put the current directory first on the path: a checkout
+    # of another hlodiff there must not answer for this one.
+    shadow = tmp_path / "hlodiff"
+    (shadow / "dumps").mkdir(parents=True)
+    marker = tmp_path / "shadow-ran"
+    (shadow / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (shadow / "dumps" / "__init__.py").write_text("")
+    (shadow / "dumps" / "pool.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    path = sorted((CORPUS / "jax_learning_rate" / "run_a").glob("*.txt"))[0]
+    pending = pool.elsewhere((count_instructions, (path,)))
+    assert pending.outcome(0) == pool._call(count_instructions, (path,))
+    pending.cancel()
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel ends it on Linux")
+def test_a_worker_ends_when_the_process_that_started_it_is_killed(tmp_path):
+    # A diff killed (SIGTERM, SIGKILL) leaves no worker computing for no one.
+    script = ("import sys, time; from hlodiff.dumps import pool\n"
+              "pending = pool.elsewhere((time.sleep, (60,)))\n"
+              "print(pending._worker.pid, flush=True); time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    worker = int(parent.stdout.readline())
+    assert _alive(worker)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(worker)
+
+
+def _alive(pid: int) -> bool:
+    """Is ``pid`` a process that has not ended (a zombie has)?"""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

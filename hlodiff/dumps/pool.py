@@ -9,12 +9,14 @@ back from another process for nothing. With more than one core and at least
 ``MIN_BYTES`` to read, the files are shared out, largest first, between this
 process and up to cores - 1 workers; otherwise they are read here.
 
-Workers are fresh ``python -m hlodiff.dumps.pool`` processes fed through pipes,
-not ``multiprocessing`` children: those either fork this process (unsafe
-while a progress display runs a thread) or run the caller's main module
-again (a script without an ``if __name__ == "__main__"`` guard would start
-over). A worker that fails for any reason is not trusted: its files are
-read here.
+Workers are fresh Python processes fed through pipes, not
+``multiprocessing`` children: those either fork this process (unsafe while a
+progress display runs a thread) or run the caller's main module again (a
+script without an ``if __name__ == "__main__"`` guard would start over). A
+worker imports this very hlodiff, never a ``hlodiff/`` folder in the
+directory it was started from (``python -m`` would put that first), and on
+Linux it ends when this process does. A worker that fails for any reason is
+not trusted: its work is done here.
 
 ``elsewhere`` runs one call in such a worker while this process goes on
 (hlodiff/analysis/compare.py diffs the compile input's stage so, beside the
@@ -28,6 +30,7 @@ import gc
 import importlib
 import os
 import pickle
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -130,13 +133,17 @@ def _call(function: Callable[..., Any], args: tuple) -> Outcome:
         return None, str(err).splitlines()[0]
 
 
+# What a worker runs: this hlodiff first on its path (``-c`` would put the
+# current directory there), then the calls it is sent.
+_BOOT = "import sys; sys.path[0] = sys.argv[1]; from hlodiff.dumps.pool import _serve; _serve()"
+
+
 def _start(calls: list[tuple[Callable[..., Any], tuple]]) -> subprocess.Popen | None:
     package_root = str(Path(__file__).resolve().parents[2])  # this hlodiff, not another
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
     try:
-        worker = subprocess.Popen([sys.executable, "-m", "hlodiff.dumps.pool"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        worker = subprocess.Popen([sys.executable, "-c", _BOOT, package_root, str(os.getpid())],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
         named = [(f"{function.__module__}:{function.__qualname__}", args) for function, args in calls]
         pickle.dump(named, worker.stdin)  # a few paths: no deadlock
         worker.stdin.close()
@@ -162,6 +169,7 @@ def _receive(worker: subprocess.Popen) -> Outcome | None:
 def _serve() -> None:
     """A worker: ("module:function", argument tuple) pairs in on stdin, the
     outcome of each call out on stdout as soon as it is made."""
+    _end_with_parent(int(sys.argv[2]))
     for name, args in pickle.load(sys.stdin.buffer):
         module, qualname = name.split(":")
         outcome = _call(getattr(importlib.import_module(module), qualname), args)
@@ -169,5 +177,15 @@ def _serve() -> None:
         sys.stdout.buffer.flush()
 
 
-if __name__ == "__main__":
-    _serve()
+def _end_with_parent(parent: int) -> None:
+    """On Linux, have the kernel end this worker when the process that started
+    it ends (killed, say): its work would be for no one. Elsewhere the worker
+    ends at its next answer, which nobody reads."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            return
+    if os.getppid() != parent:  # it ended before that was asked
+        os._exit(1)
