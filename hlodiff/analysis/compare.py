@@ -228,7 +228,7 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     from ..dumps import pool
     from ..syntax.unchanged import Seed
     from ..syntax.unchanged.checks import failing_computations
-    away = _diffed_elsewhere(stages, paths, parsed)
+    away = _diffed_elsewhere(a, b, stages, parsed)
     pending = None
     if away is not None:
         # First the checks of the optimized program's run a, wanted soon, then
@@ -281,7 +281,8 @@ def _answer(pending, k: int) -> Callable[[], object]:
 ELSEWHERE_BYTES = 4_000_000
 
 
-def _diffed_elsewhere(stages: list[str | None], paths: dict, parsed: dict) -> str | None:
+def _diffed_elsewhere(a: DumpModule, b: DumpModule, stages: list[str | None],
+                      parsed: dict) -> str | None:
     """The stage to diff in a worker: the compile input of a pair whose
     optimized program is at least as big (this process diffs that
     meanwhile), when there is a core to spare and the files are big enough
@@ -289,17 +290,10 @@ def _diffed_elsewhere(stages: list[str | None], paths: dict, parsed: dict) -> st
     the time its diff takes (bench/README.md)."""
     if stages != [BEFORE, AFTER] or any(parsed.values()) or (os.cpu_count() or 1) < 2:
         return None
-    sizes = {stage: sum(_size(path) for path in paths[stage]) for stage in stages}
+    sizes = {stage: a.file(stage).size + b.file(stage).size for stage in stages}
     if sizes[BEFORE] < ELSEWHERE_BYTES or sizes[AFTER] < sizes[BEFORE]:
         return None
     return BEFORE
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def diff_stage_files(path_a: Path, path_b: Path, name: str, step: Step = _quiet,
