@@ -333,6 +333,12 @@ class _Lines:
         return {names[0]: self.skeletons[i] for i, names in enumerate(self.names)
                 if len(names) == 1 and i not in parameters}
 
+    @cached_property
+    def own(self) -> list[tuple | None]:
+        """Each line as it reads in its own computation: ``reading`` with
+        every operand by its own name."""
+        return [self.reading(i, _itself, self.local) for i in range(len(self.names))]
+
     def reading(self, i: int, twin_of, local: set[str]) -> tuple | None:
         """Line ``i`` as (structure, what it reads): each operand of this
         computation as ``twin_of`` names it (a leaf by its skeleton), each
@@ -415,9 +421,7 @@ class _LinePairing:
 
     def _pair_in_order(self, parameters_moved: bool) -> None:
         a, b = self.a, self.b
-        local_a, local_b = set(a.defined), set(b.defined)
-        own_a = [a.reading(i, _itself, local_a) for i in range(len(a.names))]
-        own_b = self._own_b = [b.reading(j, _itself, local_b) for j in range(len(b.names))]
+        local_a, own_a, own_b = a.local, a.own, b.own
         # The ways to find a line's twin, most telling first: its structure
         # and what it reads; the same with its metadata (lines alike but
         # for their op_name, as the aligner tells them apart), alone or
@@ -472,13 +476,13 @@ class _LinePairing:
             return
         sure = dict(self.certain)
         sure.update((x, y) for x, y in self.twin.items() if down.get(x) == y)
-        local_a = a.local
+        local_a, own_b = a.local, b.own
         for i in sorted(set(self.twins).difference(self.unchanged)):
             j = self.twins[i]
             x, y = a.defined[i], b.defined[j]
             if down.get(x) == y and a.skeletons[i] == b.skeletons[j] and \
                     _ELIDED not in a.skeletons[i] and \
-                    a.reading(i, sure.get, local_a) == self._own_b[j]:
+                    a.reading(i, sure.get, local_a) == own_b[j]:
                 self.unchanged[i] = j
                 self.certain[x] = y
 
