@@ -78,7 +78,7 @@ class CauseGraph:
         self.changes = changes
         # each change's claim to be the cause, by index: ranked once, asked
         # for at every instruction a change flows through
-        self._rank = [_rank(change) for change in changes].__getitem__
+        self._rank_of = [_rank(change) for change in changes].__getitem__
         self.a, self.b = a, b
         self.parent: dict[int, int] = {}
         self._build()
@@ -135,7 +135,7 @@ class CauseGraph:
                           if c is not None and c != index
                           and self._follows(change, self.changes[c])]
             if candidates:
-                self._link(index, min(candidates, key=self._rank))
+                self._link(index, min(candidates, key=self._rank_of))
 
     def _same_instruction(self) -> None:
         """An instruction that reads a different number of values, or became
@@ -187,14 +187,14 @@ class CauseGraph:
                     inherited = by_parameter.get((computation.name, instruction.parameter_number))
                     if inherited is not None:
                         upstream.append(inherited)
-                cause = min(upstream, key=self._rank, default=None)
+                cause = min(upstream, key=self._rank_of, default=None)
                 here = at.get((computation.name, instruction.name), ())
                 for index in here:
                     if cause is not None:
                         reached[index] = cause
                 own = min((i for i in here if self.changes[i].kind != "metadata"
                            and not _renumbered_only(self.changes[i])),
-                          key=self._rank, default=None)
+                          key=self._rank_of, default=None)
                 passed = cause if cause is not None else own
                 if own is not None and cause is not None and \
                         not self._follows(self.changes[own], self.changes[cause]):
@@ -224,7 +224,7 @@ class CauseGraph:
                 continue
             known = by_parameter.get((callee, number))
             best = source if known is None else \
-                min(known, source, key=self._rank)
+                min(known, source, key=self._rank_of)
             if best != known:
                 by_parameter[(callee, number)] = best
                 changed = True
@@ -270,12 +270,12 @@ class CauseGraph:
         for index, change in enumerate(self.changes):
             if change.kind == "parameter" and movers and (
                     change.a is None or _renumbered_only(change)):
-                self._link(index, min(movers, key=self._rank))
+                self._link(index, min(movers, key=self._rank_of))
             elif change.detail in _RESTATED_HEADERS:
                 cause = movers + shapers + [i for i, c in enumerate(self.changes)
                                             if c.kind in ("parameter", "dtype")]
                 if cause:
-                    self._link(index, min(cause, key=self._rank))
+                    self._link(index, min(cause, key=self._rank_of))
 
     def _constants_into_parameters(self) -> None:
         """The other copies of a constant that became a parameter, and the
