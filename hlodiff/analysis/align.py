@@ -49,7 +49,7 @@ from typing import ClassVar
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from ..model import GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, cached
+from ..model import CALL_ATTRIBUTES, GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, cached
 from ..syntax.unchanged import LinePairs, Seed, SeedSide
 
 _FUZZY_CUTOFF = 70.0
@@ -59,9 +59,6 @@ _PAIRWISE_LIMIT = 20_000  # equal instructions weighed pair by pair; beyond, pai
 # instructions (control-predecessors: compared through the pairing instead).
 _IGNORED_ATTRIBUTES = frozenset({"metadata", "statistics", "control-predecessors",
                                  "control_predecessors"})
-CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
-                             "true_computation", "false_computation", "branch_computations",
-                             "called_computations"})
 
 
 @dataclass

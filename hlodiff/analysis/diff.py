@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..model import Attribute, Computation, Instruction, Literal, Module, Origin, Shape, element_value
+from ..model import (CALL_ATTRIBUTES, Attribute, Computation, Instruction, Literal, Module, Origin,
+                     Shape, element_value)
 from .constants import constant_origin, users_of
 
 if TYPE_CHECKING:  # aligning is imported when a diff is computed, not to read a cached one
@@ -38,9 +39,6 @@ _NOT_COMPILED = frozenset({"metadata", "statistics"})
 # Attributes that name other instructions of the computation: the names are
 # the run's own, so they are compared through the pairing.
 _INSTRUCTION_LISTS = frozenset({"control-predecessors", "control_predecessors"})
-_CALLS = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
-                    "true_computation", "false_computation", "branch_computations",
-                    "called_computations"})
 
 
 @dataclass(frozen=True)
@@ -460,8 +458,8 @@ class _ComputationDiff:
         """Attributes whose meaning differs (``Instruction.attribute_keys``:
         spelling and XLA's defaults aside), called computations left to
         the wiring; metadata as the origin it names."""
-        tx = {n: t for n, t in x.attribute_items if n not in _CALLS and (only is None or n in only)}
-        ty = {n: t for n, t in y.attribute_items if n not in _CALLS and (only is None or n in only)}
+        tx = {n: t for n, t in x.attribute_items if n not in CALL_ATTRIBUTES and (only is None or n in only)}
+        ty = {n: t for n, t in y.attribute_items if n not in CALL_ATTRIBUTES and (only is None or n in only)}
         if tx == ty:
             return []
         kx, ky = dict(x.attribute_keys), dict(y.attribute_keys)

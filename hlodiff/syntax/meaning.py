@@ -21,8 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..model import Shape, StackFrameTable
-from .opcodes import CALL_ATTRIBUTES
+from ..model import CALL_ATTRIBUTES, Shape, StackFrameTable
 from ..errors import HloSyntaxError
 from .lexer import balanced_end
 from .literals import LiteralError, element_bits_of

@@ -8,6 +8,8 @@ opcode that has no asynchronous form of its own, as XLA's parser does.
 
 from __future__ import annotations
 
+from ..model import CALL_ATTRIBUTES
+
 OPCODES = frozenset("""
 abs acos acosh add add-dependency after-all all-gather all-gather-done
 all-gather-start all-reduce all-reduce-done all-reduce-start all-to-all and
@@ -36,9 +38,6 @@ CALLERS = frozenset("""
 all-reduce all-reduce-start async-start call conditional custom-call fusion map
 reduce reduce-scatter reduce-window scan scatter select-and-scatter sort while
 """.split())
-CALL_ATTRIBUTES = frozenset({"to_apply", "calls", "condition", "body", "select", "scatter",
-                             "true_computation", "false_computation", "branch_computations",
-                             "called_computations"})
 CALL_LISTS = frozenset({"branch_computations", "called_computations"})
 # Opcodes whose shape XLA makes itself, whatever the text says (see
 # hlodiff/syntax/inference.py).

@@ -23,12 +23,12 @@ printed itself has none of these, and costs a few checks per instruction.
 from __future__ import annotations
 
 
-from ..model import Computation, Instruction, Shape
+from ..model import CALL_ATTRIBUTES, Computation, Instruction, Shape
 from . import pieces
 from .inference import INFERABLE, infer, made as made_shape
 from .lexer import ScanError, inline_body, nested_instruction
 from .names import NameUniquer, already_unique, sanitized
-from .opcodes import CALL_ATTRIBUTES, CALL_LISTS, CALLERS, OPCODES, SHAPE_MADE_BY_XLA, writes_inline
+from .opcodes import CALL_LISTS, CALLERS, OPCODES, SHAPE_MADE_BY_XLA, writes_inline
 from .pieces import Failure, changed
 from .reader import TextReader
 from .values import NestedOperand, Operands
