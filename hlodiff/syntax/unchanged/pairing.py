@@ -309,8 +309,14 @@ class _Lines:
 
     def operands(self, i: int) -> list[str]:
         """The instructions line ``i`` reads as operands, in order."""
-        names, attributes, local = self.names[i], self.in_attributes[i], self.local
-        return [names[k] for k in range(1, len(names)) if k not in attributes and names[k] in local]
+        return self.operand_lists[i]
+
+    @cached_property
+    def operand_lists(self) -> list[list[str]]:
+        """The operands of each line (pairing top-down reads them twice)."""
+        local = self.local
+        return [[x for k, x in enumerate(names) if k and k not in attributes and x in local]
+                for names, attributes in zip(self.names, self.in_attributes)]
 
     @cached_property
     def local(self) -> set[str]:
@@ -337,29 +343,53 @@ class _Lines:
     def own(self) -> list[tuple | None]:
         """Each line as it reads in its own computation: ``reading`` with
         every operand by its own name."""
-        return [self.reading(i, _itself, self.local) for i in range(len(self.names))]
+        return [self.reading(i, _itself) for i in range(len(self.names))]
 
-    def reading(self, i: int, twin_of, local: set[str]) -> tuple | None:
+    def reading(self, i: int, twin_of) -> tuple | None:
         """Line ``i`` as (structure, what it reads): each operand of this
         computation as ``twin_of`` names it (a leaf by its skeleton), each
         computation it calls by its kin, and what its attributes name as
         printed; None when an operand or a called computation has no twin."""
-        names, attributes = self.names[i], self.in_attributes[i]
-        read = []
-        for k in range(1, len(names)):  # the first name is the line's own
-            x = names[k]
-            if x not in local:
-                twin = ("calls", self.kin[x]) if self.kin.get(x) is not None else None
-            elif k in attributes:
-                twin = ("named", x)  # compared as text, by the differ too
-            elif x in self.leaves:
-                twin = ("leaf", self.leaves[x])
-            else:
+        read, asked = self._read[i]
+        if read is None:
+            return None
+        if asked:
+            read = list(read)
+            for k, x in asked:
                 twin = twin_of(x)
-            if twin is None:
-                return None
-            read.append(twin)
+                if twin is None:
+                    return None
+                read[k] = twin
         return self.structures[i], tuple(read)
+
+    @cached_property
+    def _read(self) -> list[tuple[tuple | None, tuple[tuple[int, str], ...]]]:
+        """For each line, what ``reading`` says of what it reads that no twin
+        changes (None when a called computation has no kin), and where the
+        operands whose twins are asked for are (pairing asks up to three
+        times a line)."""
+        out = []
+        local, leaves, kin = self.local, self.leaves, self.kin
+        for names, attributes in zip(self.names, self.in_attributes):
+            read: list = []
+            asked = []
+            for k in range(1, len(names)):  # the first name is the line's own
+                x = names[k]
+                if x not in local:
+                    twin = ("calls", kin[x]) if kin.get(x) is not None else None
+                    if twin is None:
+                        read = None
+                        break
+                elif k in attributes:
+                    twin = ("named", x)  # compared as text, by the differ too
+                elif x in leaves:
+                    twin = ("leaf", leaves[x])
+                else:
+                    asked.append((k - 1, x))
+                    twin = x
+                read.append(twin)
+            out.append((None if read is None else tuple(read), tuple(asked)))
+        return out
 
 
 class _LinePairing:
@@ -421,7 +451,7 @@ class _LinePairing:
 
     def _pair_in_order(self, parameters_moved: bool) -> None:
         a, b = self.a, self.b
-        local_a, own_a, own_b = a.local, a.own, b.own
+        own_a, own_b = a.own, b.own
         # The ways to find a line's twin, most telling first: its structure
         # and what it reads; the same with its metadata (lines alike but
         # for their op_name, as the aligner tells them apart), alone or
@@ -429,13 +459,14 @@ class _LinePairing:
         # skeleton, or its skeleton but for its operands.
         by_reading, by_full = _Index(own_a, own_b), _Index(_with_metadata(a, own_a),
                                                             _with_metadata(b, own_b))
-        by_skeleton, by_outline = _Index(a.skeletons, b.skeletons), _Index(a.outlines, b.outlines)
+        by_skeleton = _Index(a.skeletons, b.skeletons)
+        by_outline = None  # made when first asked: most lines are found before
         taken = set(self.twins.values())
         parameters = set(a.parameters)
         for i in range(len(a.names)):
             if i in parameters:
                 continue
-            reading = a.reading(i, self.twin.get, local_a)
+            reading = a.reading(i, self.twin.get)
             if reading is not None:
                 j = by_reading.only(reading, own_a[i])
                 full = ((a.skeletons[i], reading[1]), (a.skeletons[i], own_a[i][1]))
@@ -446,6 +477,8 @@ class _LinePairing:
             elif not parameters_moved:
                 j = by_skeleton.only(a.skeletons[i], a.skeletons[i])
                 if j is None:
+                    if by_outline is None:
+                        by_outline = _Index(a.outlines, b.outlines)
                     j = by_outline.only(a.outlines[i], a.outlines[i])
             else:
                 continue
@@ -458,7 +491,7 @@ class _LinePairing:
             # by its skeleton alone (metadata and all) is a guess, and torch-xla's
             # op_names carry instance numbers that shift when the program changes
             if a.skeletons[i] == b.skeletons[j] and _ELIDED not in a.skeletons[i] and \
-                    reading is not None and a.reading(i, self.certain.get, local_a) == own_b[j]:
+                    reading is not None and a.reading(i, self.certain.get) == own_b[j]:
                 self.unchanged[i] = j
                 self.certain[a.defined[i]] = b.defined[j]
 
@@ -476,13 +509,13 @@ class _LinePairing:
             return
         sure = dict(self.certain)
         sure.update((x, y) for x, y in self.twin.items() if down.get(x) == y)
-        local_a, own_b = a.local, b.own
+        own_b = b.own
         for i in sorted(set(self.twins).difference(self.unchanged)):
             j = self.twins[i]
             x, y = a.defined[i], b.defined[j]
             if down.get(x) == y and a.skeletons[i] == b.skeletons[j] and \
                     _ELIDED not in a.skeletons[i] and \
-                    a.reading(i, sure.get, local_a) == own_b[j]:
+                    a.reading(i, sure.get) == own_b[j]:
                 self.unchanged[i] = j
                 self.certain[x] = y
 
