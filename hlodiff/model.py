@@ -509,12 +509,13 @@ class Unparsed:
     unchanged = True
 
     def __init__(self, name: str, is_root: bool, maybe_parameter: bool, line: int,
-                 reader: Reader, offset: int):
+                 reader: Reader, offset: int, head: tuple[str, tuple[str, ...]] | None = None):
         # maybe_parameter: False when the line cannot be a parameter, so that
         # listing a computation's parameters reads no other line.
         self.name, self.is_root, self.maybe_parameter, self.line = name, is_root, maybe_parameter, line
         self.reader, self.offset = reader, offset  # offset: where the line starts in the file
-        self._head: tuple[str, tuple[str, ...]] | None = None
+        # head: (opcode, operands) when read already, with the lines around it
+        self._head: tuple[str, tuple[str, ...]] | None = head
         self._whole: Instruction | None = None
 
     @property
@@ -570,8 +571,8 @@ def _unparsed(name: str, is_root: bool, maybe_parameter: bool, line: int, reader
               offset: int, head: tuple[str, tuple[str, ...]] | None,
               whole: Instruction | None) -> Unparsed:
     """An Unparsed as it was pickled, with what it had read."""
-    instruction = Unparsed(name, is_root, maybe_parameter, line, reader, offset)
-    instruction._head, instruction._whole = head, whole
+    instruction = Unparsed(name, is_root, maybe_parameter, line, reader, offset, head)
+    instruction._whole = whole
     return instruction
 
 

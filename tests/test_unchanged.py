@@ -19,12 +19,14 @@ from conftest import CORPUS, run_cli
 from dump_trees import corpus_cases
 from hlodiff.analysis.compare import compare
 from hlodiff.dumps import AFTER, BEFORE, load_dump
-from hlodiff.errors import HloSyntaxError
+from hlodiff.errors import HloSyntaxError, Source
 from hlodiff.model import UnchangedComputation, Unparsed
 from hlodiff.render.report import report_document
 from hlodiff.syntax import unchanged
 from hlodiff.syntax.parser import parse, parse_file
+from hlodiff.syntax.reader import TextReader
 from hlodiff.syntax.unchanged.frames import renumbered
+from hlodiff.syntax.unchanged.outline import outline_of
 
 CASES = [case.name for case in corpus_cases(CORPUS, with_truth=True)]
 MAIN = "module_0006.jit_train_step.cpu_after_optimizations.txt"
@@ -82,6 +84,28 @@ def test_an_unparsed_instruction_reads_as_the_parser_reads_it():
             assert instruction.metadata == twin.metadata and instruction.line == twin.line
             checked += 1
     assert checked > 100 and calling > 10
+
+
+def test_heads_read_together_are_those_read_line_by_line():
+    # Unparsed lines get their opcode and operands read a run at a time; a
+    # line of an unusual form is left to be read alone. Either way the same.
+    files = [CORPUS / case / "run_a" / MAIN for case in ("jax_learning_rate", "jax_op_added")]
+    files += VALID
+    lines_read = together = 0
+    for path in files:
+        text = path.read_text()
+        outline = outline_of(text)
+        if outline is None:
+            continue
+        reader = TextReader(Source(text, str(path)))
+        for body in outline.bodies:
+            lines, starts = body.lines(text)
+            for head, start in zip(reader.heads(lines), starts):
+                lines_read += 1
+                if head is not None:
+                    together += 1
+                    assert head == reader.head(start), (path.name, text[start:start + 200])
+    assert lines_read > 2000 and together > 0.9 * lines_read
 
 
 def test_elided_constants_are_never_left_unparsed():

@@ -608,6 +608,24 @@ def inline_body(text: str, pos: int) -> list[Token]:
     return scanner._body().extra.pieces
 
 
+# The head of an instruction line as XLA prints it: what _FAST_INSTRUCTION
+# reads of it, for lines cut already (names as _FAST_INSTRUCTION's).
+_LINE_HEAD = re.compile(r"""
+    [ ][ ](?:ROOT[ ])?%[A-Za-z_][\w.\-]*[ ]=[ ]
+    (?:[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?[ ])?
+    ([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)
+    """, re.X)
+
+
+def line_heads(lines: list[str]) -> list[tuple[str, str] | None]:
+    """(opcode, operand text) of each instruction line, as ``head_at`` reads
+    it, when the line starts as XLA prints it ("  %name = " or "  ROOT %name
+    = "); else None. One regular expression over each, mapped: a run of
+    lines left unparsed is read so, all at once."""
+    return [m.groups() if m is not None and is_opcode(m.group(1)) else None
+            for m in map(_LINE_HEAD.match, lines)]
+
+
 def head_at(text: str, pos: int) -> tuple[str, str] | None:
     """(opcode, operand text) of the one-line instruction at ``pos``, when it
     is of the common form; None otherwise."""

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import HloSyntaxError, Source, syntax_error_at
 from ..model import CALL_ATTRIBUTES, Attribute, Instruction, Literal, Module, Shape, StackFrameTable
 from . import pieces
-from .lexer import HloScanner, ScanError, attribute_offsets, head_at
+from .lexer import HloScanner, ScanError, attribute_offsets, head_at, line_heads
 from .literals import LiteralError, decoded, element_bits_of
 from .meaning import attribute_key, header_key, instruction_keys
 from .values import (PieceError, computation_names, metadata_fields, parse_literal,
@@ -23,6 +23,8 @@ from .values import (PieceError, computation_names, metadata_fields, parse_liter
 
 
 # An attribute naming a computation, as it starts on an instruction's line.
+# An operand list of plain names, as XLA prints most: "%a, %b".
+_PLAIN_OPERANDS = re.compile(r"%[A-Za-z_][\w.\-]*(?:, %[A-Za-z_][\w.\-]*)*")
 _CALLING = re.compile(r"[ ,](?:%s)=" % "|".join(sorted(CALL_ATTRIBUTES)))
 
 
@@ -112,6 +114,22 @@ class TextReader:
             return opcode, parse_operands(operands)
         except PieceError:
             return None
+
+    def heads(self, lines: list[str]) -> list[tuple[str, tuple[str, ...]] | None]:
+        """``head`` of each of ``lines`` (instruction lines of this text, as
+        XLA prints them), read together; None where ``head`` is to be asked."""
+        out: list[tuple[str, tuple[str, ...]] | None] = []
+        for head in line_heads(lines):
+            if head is not None:
+                opcode, operands = head
+                if opcode in pieces.NO_OPERAND_NAMES or not operands:
+                    head = opcode, ()
+                elif _PLAIN_OPERANDS.fullmatch(operands):
+                    head = opcode, tuple(operands[1:].split(", %"))
+                else:
+                    head = None
+            out.append(head)
+        return out
 
     def parameter_number(self, offset: int) -> int | None:
         head = head_at(self.source.text, offset)

@@ -31,8 +31,9 @@ class Run:
         roots = map(str.startswith, texts, repeat("  ROOT"))
         parameters = map(str.__contains__, texts, repeat(" parameter("))
         lines = range(line, line + len(texts))
+        # What aligning asks of each first (opcode, operands), read at once.
         return list(map(Unparsed, names, roots, parameters, lines, repeat(reader),
-                        line_starts(texts, self.start)))
+                        line_starts(texts, self.start), reader.heads(texts)))
 
 
 @dataclass(frozen=True)
