@@ -82,9 +82,10 @@ _WORD = re.compile(r"%?([A-Za-z_][\w.\-]*)")
 _ATTR_NAME = re.compile(r"([A-Za-z_][\w.\-]*)=")
 _INT = re.compile(r"-?\d+")
 _INTERESTING = re.compile(r"""[(){}\[\]"'/]""")
+# Unrolled: a run of plain characters is one step, not one per character.
 _STRINGS = {
-    '"': re.compile(r'"(?:[^"\\]|\\.)*"', re.S),
-    "'": re.compile(r"'(?:[^'\\]|\\.)*'", re.S),
+    '"': re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S),
+    "'": re.compile(r"'[^'\\]*+(?:\\.[^'\\]*+)*+'", re.S),
 }
 _CLOSER = {"(": ")", "{": "}", "[": "]"}
 # Deeper than any HLO XLA prints (ranks and tuple nesting stay in the tens),

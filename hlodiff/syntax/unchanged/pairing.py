@@ -45,7 +45,8 @@ _PARAMETER_NUMBER = re.compile(r"(?<= parameter\()(\d+)(?=\))")
 _OPERAND_LIST = re.compile(r"\((?:%|, |/\*index=\d+\*/)+\)")
 # Calls whose computation's parameters are the operands, in order.
 _TAKE_OPERANDS = frozenset({"fusion", "call"})
-_METADATA = re.compile(r', metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
+# Unrolled and possessive: one step per run of plain characters, not per character.
+_METADATA = re.compile(r', metadata=\{[^{}"]*+(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"[^{}"]*+)*+\}')
 # Attributes name instructions (not computations) only in braces:
 # ``control-predecessors={%a, %b}``; a computation is named ``calls=%f``.
 _NAMED_LIST = "={%"
