@@ -338,13 +338,21 @@ class HloScanner:
         skipped = self.unchanged
         while self.pos < len(text):
             computation = skipped.get(self.pos) if skipped else None
-            if computation is not None:  # at a header, only a SkippedComputation is found
-                yield PieceToken("UNCHANGED_COMPUTATION", computation.name, computation.name_at,
-                                 self._line_at(computation.name_at), computation)
-                self.pos = computation.end
-            else:
+            if computation is None:
                 yield from self._computation()
-            self._skip()
+                self._skip()
+                continue
+            # At a header, only a SkippedComputation is found. Those in a
+            # row are one token: most of a big diff's computations, each
+            # costing the LALR parser as much as scanning a whole line.
+            run = []
+            while computation is not None:
+                run.append((computation, self._line_at(computation.name_at)))
+                self.pos = computation.end
+                self._skip()
+                computation = skipped.get(self.pos)
+            first, line = run[0]
+            yield PieceToken("UNCHANGED_COMPUTATION", first.name, first.name_at, line, run)
 
     def _header(self) -> Iterator[Token]:
         yield self._token("KW_HLOMODULE", "HloModule", self.pos)

@@ -55,11 +55,13 @@ class _ModuleBuilder(Transformer):
                                             thread_name, name.line, name.start_pos),
                                 body.extra.as_written, body.extra.starts_async)
 
-    def unchanged_computation(self, token: Token) -> UnchangedComputation:
-        skipped = token.extra  # see hlodiff/syntax/unchanged.py: the header is one line
-        return self.program.add(UnchangedComputation(
-            skipped.name, partial(skipped.body.instructions, self.reader, token.line + 1),
-            skipped.is_entry, None, token.line, token.start_pos))
+    def unchanged_computations(self, token: Token) -> None:
+        """The computations in a row the unchanged pass skipped (see
+        hlodiff/syntax/unchanged/): each header is one line."""
+        for skipped, line in token.extra:
+            self.program.add(UnchangedComputation(
+                skipped.name, partial(skipped.body.instructions, self.reader, line + 1),
+                skipped.is_entry, None, line, skipped.name_at))
 
     def header(self, _kw, name, *attrs):
         return str(name), tuple(self._header_attribute(a) for a in attrs)
