@@ -344,7 +344,9 @@ class _Lines:
     def own(self) -> list[tuple | None]:
         """Each line as it reads in its own computation: ``reading`` with
         every operand by its own name."""
-        return [self.reading(i, _itself) for i in range(len(self.names))]
+        # ``_read`` holds each operand by its own name where a twin is asked for
+        return [None if read is None else (structure, read)
+                for structure, (read, _) in zip(self.structures, self._read)]
 
     def reading(self, i: int, twin_of) -> tuple | None:
         """Line ``i`` as (structure, what it reads): each operand of this
@@ -387,7 +389,7 @@ class _Lines:
                     twin = ("leaf", leaves[x])
                 else:
                     asked.append((k - 1, x))
-                    twin = x
+                    twin = x  # as ``own`` reads it
                 read.append(twin)
             out.append((None if read is None else tuple(read), tuple(asked)))
         return out
@@ -626,10 +628,6 @@ class _Index:
             return None
         self.counts_a[in_a] -= 1
         return found.pop(0)
-
-
-def _itself(name: str) -> str:
-    return name
 
 
 def _parameters_moved(lines_a: _Lines, lines_b: _Lines) -> bool:
