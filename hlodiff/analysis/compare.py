@@ -226,15 +226,15 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     parsed = {stage: a.parsed(stage) is not None or b.parsed(stage) is not None
               for stage in stages}
     from ..dumps import pool
-    from ..syntax.unchanged import Seed
-    from ..syntax.unchanged.checks import failing_computations
     away = _diffed_elsewhere(a, b, stages, parsed)
     pending = None
     if away is not None:
         # First the checks of the optimized program's run a, wanted soon, then
-        # the compile input's diff, wanted last.
+        # the compile input's diff, wanted last. Started before this process
+        # loads the parser (a tenth of a second), which the worker loads meanwhile.
         pending = pool.elsewhere((failing_computations, (str(paths[AFTER][0]),)),
                                  (diff_stage_files, (*paths[away], names[away])))
+    from ..syntax.unchanged import Seed
     done: dict[str | None, StageDiff] = {}
     try:
         for stage in sorted(stages, key=lambda s: pending is not None and s == away):
@@ -265,6 +265,14 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
         if pending is not None:
             pending.cancel()
     return [done[stage] for stage in stages]
+
+
+def failing_computations(path: str) -> frozenset[str] | None:
+    """hlodiff/syntax/unchanged/checks.py's ``failing_computations``, for a
+    worker: named here, a worker is sent it before this process has loaded
+    the parser that module needs."""
+    from ..syntax.unchanged.checks import failing_computations as failing
+    return failing(path)
 
 
 def _answer(pending, k: int) -> Callable[[], object]:
