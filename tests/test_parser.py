@@ -131,3 +131,19 @@ def test_threads_parse_at_once_each_with_its_own_text():
             assert module == alone[index]
             assert literals == [i.literal.text for _, i in alone[index].instructions()
                                 if i.opcode == "constant"]
+
+
+def test_operands_as_xla_prints_them_read_in_order():
+    # XLA marks every fifth operand of a long list with /*index=N*/; the quick
+    # reading of such lists must give the names the general reading gives.
+    names = [f"p{k}" for k in range(12)]
+    printed = ", ".join(("/*index=%d*/" % k if k and k % 5 == 0 else "") + "%" + name
+                        for k, name in enumerate(names))
+    parameters = "\n".join(f"  %{name} = f32[] parameter({k})" for k, name in enumerate(names))
+    module = hlodiff.parse("HloModule m\n\nENTRY %e () -> (f32[]) {\n" + parameters +
+                           f"\n  ROOT %t = ({', '.join(['f32[]'] * 12)}) tuple({printed})\n}}\n")
+    assert module.entry.root.operands == tuple(names)
+    typed = ", ".join(f"f32[] %{name}" for name in names)  # the old typed form: the general way
+    module = hlodiff.parse("HloModule m\n\nENTRY %e () -> (f32[]) {\n" + parameters +
+                           f"\n  ROOT %t = ({', '.join(['f32[]'] * 12)}) tuple({typed})\n}}\n")
+    assert module.entry.root.operands == tuple(names)

@@ -421,6 +421,10 @@ _COMMENT = r"(?:/\*(?:[^*]|\*(?!/))*\*/\s*)?"
 _OPERAND = rf"{_COMMENT}(?:{_ARRAY_SHAPE}\s+)?{_NAME}\s*"
 _SIMPLE_OPERAND_LIST = re.compile(rf"\s*(?:{_OPERAND}(?:,\s*{_OPERAND})*)?")
 _OPERAND_NAMES = re.compile(rf"(?:^|,)\s*{_OPERAND}")
+# Operands as XLA prints them: "%a, %b", with "/*index=5*/" every fifth in long lists.
+_PLAIN_OPERAND_NAME = re.compile(r"%([A-Za-z_][\w.\-]*)")
+_PLAIN_OPERAND_LIST = re.compile(
+    r"(?:/\*index=\d+\*/)?%[A-Za-z_][\w.\-]*(?:, (?:/\*index=\d+\*/)?%[A-Za-z_][\w.\-]*)*")
 
 
 class NestedOperand(str):
@@ -450,6 +454,8 @@ def parse_operands(text: str) -> tuple[str, ...]:
     (``f32[] constant(1)``, kept whole as a ``NestedOperand``, in an
     ``Operands`` tuple); raises PieceError otherwise.
     """
+    if _PLAIN_OPERAND_LIST.fullmatch(text):  # as XLA prints them: one quick pass
+        return tuple(_PLAIN_OPERAND_NAME.findall(text))
     if _SIMPLE_OPERAND_LIST.fullmatch(text):
         if "[" in text:  # typed operands: their shapes must read as shapes
             for shape in _OPERAND_SHAPES.finditer(text):
