@@ -11,15 +11,13 @@ run a's for the same frame, so that lines compare as their origins do.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Hashable
-from itertools import repeat
-from operator import add
 
 _SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 _ENTRY = re.compile(r"^(\d+) (.*)$", re.M)
 _FIELD = re.compile(r"(\w+)=(-?\d+)")
 _FRAME_ID = "stack_frame_id="
+_FRAME_ID_NUMBER = re.compile(_FRAME_ID + "([0-9]*)")
 
 
 def frame_tables(preamble: str) -> str:
@@ -36,12 +34,14 @@ def renumbered(text_b: str, preamble_a: str, preamble_b: str) -> str | None:
     if frames_a is None or frames_b is None:
         return None
     by_content = {content: number for number, content in frames_a.items()}
-    ids = {number: by_content.get(content, "x" + number) for number, content in frames_b.items()}
-    pieces = text_b.split(_FRAME_ID)
-    rests = list(map(str.lstrip, pieces[1:], repeat(string.digits)))
-    numbers = list(map(str.removesuffix, pieces[1:], rests))
-    strangers = map(add, repeat("x"), numbers)  # a frame b's tables do not list
-    return _FRAME_ID.join([pieces[0], *map(add, map(ids.get, numbers, strangers), rests)])
+    ids = {number: _FRAME_ID + by_content.get(content, "x" + number)
+           for number, content in frames_b.items()}
+
+    def renumber(found: re.Match) -> str:
+        number = found[1]  # a frame b's tables do not list is told apart with an "x"
+        return ids.get(number) or _FRAME_ID + "x" + number
+
+    return _FRAME_ID_NUMBER.sub(renumber, text_b)
 
 
 def _frames(preamble: str) -> dict[str, Hashable] | None:
