@@ -33,6 +33,15 @@ ENTRY %e () -> f32[2] {
 }
 """
 
+# A tuple literal prints each element with its own shape (found on
+# parser_test_CustomCallWithLiteralTuple, seed 37: a pred 1 edited to 2).
+TUPLE_LITERAL = """HloModule m, entry_computation_layout={()->f32[2]{0}}
+
+ENTRY %e () -> f32[2] {
+  ROOT %cc = f32[2]{0} custom-call(), custom_call_target="foo", literal=( s32[2]{0} {4, 3}, pred[2]{0} VALUE )
+}
+"""
+
 MAP = """HloModule m, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
 
 %add (a: f32[], b: f32[]) -> f32[] {
@@ -76,6 +85,8 @@ ENTRY %e (p: f32[4]) -> f32[4] {
     (BATCH_NORM, "0.001", "1.000000e-03"),  # a float attribute, spelt two ways
     (CUSTOM_CALL, "{0.1, 2}", "{1.000000e-01, 2.0}"),  # a custom-call's literal=
     (MAP, "0", "1"),  # XLA reads map's dimensions= and keeps none
+    (TUPLE_LITERAL, "{1, 0}", "{2, 0}"),  # a pred is true or false: 2 is true
+    (TUPLE_LITERAL, "{1, 0}", "{true, false}"),
 ])
 def test_what_xla_reads_as_one_program_is_the_same_executable(tmp_path, program, old, new):
     report, code = diff(tmp_path, program.replace("VALUE", old), program.replace("VALUE", new))
@@ -98,6 +109,7 @@ def test_a_backend_config_is_its_json_whatever_the_field_order(tmp_path):
     (BF16, "-65504", "-65000", "constant"),
     (BATCH_NORM, "0.001", "0.002", "attribute"),
     (CUSTOM_CALL, "{0.1, 2}", "{0.1, 3}", "attribute"),
+    (TUPLE_LITERAL, "{1, 0}", "{1, 1}", "attribute"),
 ])
 def test_a_value_xla_stores_otherwise_is_a_different_executable(tmp_path, program, old, new, kind):
     report, code = diff(tmp_path, program.replace("VALUE", old), program.replace("VALUE", new))

@@ -282,15 +282,23 @@ def _devices(text: str, frames) -> Any:
 
 def _literal(text: str, frames) -> Any:
     """``literal=f32[2] {0.1, 2}`` (a custom-call's): the shape and the
-    elements as XLA stores them (``0.1`` is ``1.000000e-01``)."""
-    text = text.strip()
-    match = _SHAPE_PREFIX.match(text)
-    end = balanced_end(text, 0) if text.startswith("(") else match.end() if match else 0
+    elements as XLA stores them (``0.1`` is ``1.000000e-01``, a ``pred`` 2 is
+    true). A tuple, ``( s32[2] {1, 2}, pred[1] {1} )``, is its elements,
+    each with its own shape, as XLA prints and reads it."""
     try:
-        shape = parse_shape(text[:end])
-        return shape, _bits(parse_literal(text[end:], shape))
+        return _literal_key(text.strip())
     except (PieceError, HloSyntaxError, LiteralError):
-        return text
+        return text.strip()
+
+
+def _literal_key(text: str) -> Any:
+    if text.startswith("(") and balanced_end(text, 0) == len(text):
+        return ("tuple", tuple(_literal_key(item.strip())
+                               for _, item in split_operands(text[1:-1])))
+    match = _SHAPE_PREFIX.match(text)
+    end = match.end() if match else 0
+    shape = parse_shape(text[:end])
+    return shape, _bits(parse_literal(text[end:], shape))
 
 
 def _bits(literal) -> tuple:
