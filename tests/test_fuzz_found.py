@@ -169,3 +169,31 @@ def test_returning_the_other_of_two_alike_infeeds_is_another_program(tmp_path):
     report, code = diff(tmp_path, first, second)
     assert (code, report["same_executable"]) == (1, False)
     assert report["findings"][0]["kind"] == "operands"
+
+
+TWIN_ALL_REDUCES = """HloModule m, entry_computation_layout={(f32[8]{0})->f32[8]{0}}
+
+%add (lhs: f32[], rhs: f32[]) -> f32[] {
+  %lhs = f32[] parameter(0)
+  %rhs = f32[] parameter(1)
+  ROOT %add = f32[] add(%lhs, %rhs)
+}
+
+ENTRY %e (input: f32[8]) -> f32[8] {
+  %input = f32[8]{0} parameter(0)
+  FIRST%crs.1 = f32[8]{0} all-reduce(%input), channel_id=1, replica_groups={{0}}, to_apply=%add
+  SECOND%crs.0 = f32[8]{0} all-reduce(%input), channel_id=1, replica_groups={{0}}, to_apply=%add
+}
+"""
+
+
+def test_root_moved_between_two_identical_lines_is_another_program(tmp_path):
+    """Seeds 43 and 47 (parser_test_AllReduceAllReduce): both lines compute
+    the same value, but XLA prints and hashes a computation's lines in
+    order, ROOT among them (jaxlib 0.10.2: the canonical prints differ)."""
+    old = TWIN_ALL_REDUCES.replace("FIRST", "").replace("SECOND", "ROOT ")
+    new = TWIN_ALL_REDUCES.replace("FIRST", "ROOT ").replace("SECOND", "")
+    report, code = diff(tmp_path, old, new)
+    assert (code, report["same_executable"]) == (1, False)
+    assert diff(tmp_path, old, old)[1] == 0
+

@@ -367,12 +367,32 @@ class _ComputationDiff:
         no partner is an added or removed instruction, the change already."""
         x, y = self.match.a.root, self.match.b.root
         partner = self.match.pairs.get(x.name)
-        if partner is None or partner == y.name or y.name not in self.reverse \
-                or self.values_a.key(x.name) == self.values_b.key(y.name):
+        if partner is None or y.name not in self.reverse:
             return []
+        if partner == y.name or self.values_a.key(x.name) == self.values_b.key(y.name):
+            return self._root_place_change(x, y)
         return [self._change("operands", f"ROOT {_operand_label(self.match.a, x.name)}",
                              f"ROOT {_operand_label(self.match.b, y.name)}", x, y,
                              detail=f"{self.match.b.name} returns another value")]
+
+    def _root_place_change(self, x: Instruction, y: Instruction) -> list[Change]:
+        """Roots of the same value may stand at another place: XLA prints and
+        hashes a computation's instructions in order, ROOT among them, so
+        ``ROOT`` moved between two identical lines is another program (found
+        by the verdict fuzz). Only between computations of as many
+        instructions: else one was added or removed, the change already."""
+        a, b = self.match.a, self.match.b
+        if len(a.instructions) != len(b.instructions):
+            return []
+        i = next(k for k, instruction in enumerate(a.instructions) if instruction.name == x.name)
+        j = next(k for k, instruction in enumerate(b.instructions) if instruction.name == y.name)
+        if i == j:
+            return []
+        count = len(b.instructions)
+        return [self._change("operands", f"ROOT is instruction {i + 1} of {count}",
+                             f"ROOT is instruction {j + 1} of {count}", x, y,
+                             detail=f"{b.name} returns the same value from another line: XLA "
+                                    "prints and hashes the lines in order")]
 
     def _wiring_changes(self, x: Instruction, y: Instruction) -> list[Change]:
         """What a paired pair reads and calls must be paired with each other.
