@@ -19,12 +19,10 @@ from .lexer import HloScanner, ScanError, attribute_offsets, head_at, line_heads
 from .literals import LiteralError, decoded, element_bits_of
 from .meaning import attribute_key, header_key, instruction_keys
 from .values import (PieceError, computation_names, metadata_fields, parse_literal,
-                     parse_operands, parse_shape, parse_value)
+                     parse_operands, parse_shape, parse_value, plain_operands)
 
 
 # An attribute naming a computation, as it starts on an instruction's line.
-# An operand list of plain names, as XLA prints most: "%a, %b".
-_PLAIN_OPERANDS = re.compile(r"%[A-Za-z_][\w.\-]*(?:, %[A-Za-z_][\w.\-]*)*")
 _CALLING = re.compile(r"[ ,](?:%s)=" % "|".join(sorted(CALL_ATTRIBUTES)))
 
 
@@ -122,12 +120,8 @@ class TextReader:
         for head in line_heads(lines):
             if head is not None:
                 opcode, operands = head
-                if opcode in pieces.NO_OPERAND_NAMES or not operands:
-                    head = opcode, ()
-                elif _PLAIN_OPERANDS.fullmatch(operands):
-                    head = opcode, tuple(operands[1:].split(", %"))
-                else:
-                    head = None
+                names = () if opcode in pieces.NO_OPERAND_NAMES else plain_operands(operands)
+                head = None if names is None else (opcode, names)
             out.append(head)
         return out
 

@@ -454,8 +454,9 @@ def parse_operands(text: str) -> tuple[str, ...]:
     (``f32[] constant(1)``, kept whole as a ``NestedOperand``, in an
     ``Operands`` tuple); raises PieceError otherwise.
     """
-    if _PLAIN_OPERAND_LIST.fullmatch(text):  # as XLA prints them: one quick pass
-        return tuple(_PLAIN_OPERAND_NAME.findall(text))
+    plain = plain_operands(text)
+    if plain is not None:
+        return plain
     if _SIMPLE_OPERAND_LIST.fullmatch(text):
         if "[" in text:  # typed operands: their shapes must read as shapes
             for shape in _OPERAND_SHAPES.finditer(text):
@@ -467,6 +468,17 @@ def parse_operands(text: str) -> tuple[str, ...]:
     if any(type(name) is NestedOperand for name in names):
         return Operands(names)
     return names
+
+
+def plain_operands(text: str) -> tuple[str, ...] | None:
+    """The operand names of a list as XLA prints it (``%a, %b``, with
+    ``/*index=5*/`` before every fifth of a long one, or nothing), read in
+    one quick pass; None for any other form (``parse_operands`` reads it)."""
+    if not text:
+        return ()
+    if _PLAIN_OPERAND_LIST.fullmatch(text):
+        return tuple(_PLAIN_OPERAND_NAME.findall(text))
+    return None
 
 
 def split_operands(text: str) -> list[tuple[int, str]]:
