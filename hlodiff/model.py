@@ -362,8 +362,8 @@ class Attribute:
 
 
 CALL_ATTRIBUTES = frozenset({"calls", "to_apply", "condition", "body", "select", "scatter",
-                              "true_computation", "false_computation", "branch_computations",
-                              "called_computations"})
+                             "true_computation", "false_computation", "branch_computations",
+                             "called_computations"})
 # The attributes that come second in XLA's list of called computations,
 # whatever order the text gives them in: a while calls (body, condition).
 _CALLED_SECOND = frozenset({"condition", "false_computation", "scatter"})

@@ -108,12 +108,16 @@ _INSTRUCTION_HEAD = re.compile(r"""
 _STRING_BODY = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'  # unrolled: runs of plain characters at once
 _SIMPLE_VALUE = (rf"""(?:{_STRING_BODY}|\{{[^{{}}"\n/]*+(?:{_STRING_BODY}[^{{}}"\n/]*+)*+\}}"""
                  r"""|[^\s,{}()\[\]"'/]+)""")
-_FAST_INSTRUCTION = re.compile(r"""
+# What _FAST_INSTRUCTION and _LINE_HEAD both read: an array shape, and the
+# opcode with an operand list holding no parentheses, strings or line breaks.
+_ARRAY_SHAPE = r"[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?"
+_OPCODE_OPERANDS = r'''([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)'''
+_FAST_INSTRUCTION = re.compile(rf"""
     [ \t\n]*+
     (?:(ROOT)[ \t]+)?
     %?([A-Za-z_][\w.\-]*)[ \t]*=[ \t]*
-    (?:([a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?)[ \t]+)?
-    ([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)
+    (?:({_ARRAY_SHAPE})[ \t]+)?
+    {_OPCODE_OPERANDS}
     ([^\n]*)
     """, re.X)
 _FAST_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=({_SIMPLE_VALUE})")
@@ -619,10 +623,10 @@ def inline_body(text: str, pos: int) -> list[Token]:
 
 # The head of an instruction line as XLA prints it: what _FAST_INSTRUCTION
 # reads of it, for lines cut already (names as _FAST_INSTRUCTION's).
-_LINE_HEAD = re.compile(r"""
+_LINE_HEAD = re.compile(rf"""
     [ ][ ](?:ROOT[ ])?%[A-Za-z_][\w.\-]*[ ]=[ ]
-    (?:[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?[ ])?
-    ([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)
+    (?:{_ARRAY_SHAPE}[ ])?
+    {_OPCODE_OPERANDS}
     """, re.X)
 
 
