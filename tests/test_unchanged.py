@@ -17,7 +17,9 @@ import pytest
 
 from conftest import CORPUS, run_cli
 from dump_trees import corpus_cases
+from hlodiff.analysis.align import align
 from hlodiff.analysis.compare import compare
+from hlodiff.analysis.diff import diff_modules
 from hlodiff.dumps import AFTER, BEFORE, load_dump
 from hlodiff.errors import HloSyntaxError, Source
 from hlodiff.model import UnchangedComputation, Unparsed
@@ -25,6 +27,7 @@ from hlodiff.render.report import report_document
 from hlodiff.syntax import unchanged
 from hlodiff.syntax.parser import parse, parse_file
 from hlodiff.syntax.reader import TextReader
+from hlodiff.syntax.unchanged import checks
 from hlodiff.syntax.unchanged.frames import renumbered
 from hlodiff.syntax.unchanged.outline import outline_of
 
@@ -412,3 +415,45 @@ def test_a_name_defined_twice_is_an_error_at_the_second_definition(tmp_path):
     assert code == 2
     assert error.strip() == 'hlodiff: error: DIR/a.hlo:5:4: instruction "a" is defined twice ' \
                             "in computation e (first at line 4)"
+
+
+@pytest.mark.parametrize("heard", ["what fails", "no answer"])
+@pytest.mark.parametrize("where", ["computation", "entry"])
+def test_what_was_skipped_on_faith_is_read_again_when_the_checks_say_no(heard, where, tmp_path):
+    # Run a's checks, made by a worker on big dumps, are heard only once both
+    # texts are parsed. When they fail what was skipped, or never come, the
+    # texts are read again as if they had come first: the error is run a's
+    # line, as for a small file, although run b's copy fails to parse first.
+    text_a, text_b, line = _broken_pair("jax_learning_rate", "unknown opcode", False, where)
+    padding = _padding(unchanged.MIN_BYTES // 2)
+    text_a, text_b = text_a + padding, text_b + padding
+    (tmp_path / "a.hlo").write_text(text_a)
+    answer = checks.failing_computations(str(tmp_path / "a.hlo"))
+    assert answer
+    with pytest.raises(HloSyntaxError) as checked_here:
+        unchanged.parse_pair(text_a, text_b, "a.hlo", "b.hlo")
+    with pytest.raises(HloSyntaxError) as on_faith:
+        unchanged.parse_pair(text_a, text_b, "a.hlo", "b.hlo",
+                             failing_a=lambda: answer if heard == "what fails" else None)
+    assert str(on_faith.value) == str(checked_here.value)
+    assert f"a.hlo:{line}:" in str(on_faith.value)
+
+
+def test_checks_made_elsewhere_are_waited_for_only_once_both_texts_are_parsed(monkeypatch):
+    padding = _padding(unchanged.MIN_BYTES // 2)
+    text_a, text_b = (text + padding for text in _texts("jax_learning_rate"))
+    parsed = []
+    real_parse = unchanged.parse
+    monkeypatch.setattr(unchanged, "parse",
+                        lambda *args, **kw: parsed.append(1) or real_parse(*args, **kw))
+    asked = []
+    a, b, seed = unchanged.parse_pair(text_a, text_b,
+                                      failing_a=lambda: asked.append(len(parsed)) or frozenset())
+    assert asked and asked[0] == 2  # heard after both parses, and trusted: no third
+    assert len(parsed) == 2
+    here_a, here_b, here_seed = unchanged.parse_pair(text_a, text_b)
+    assert [(type(c), c.name) for m in (a, b) for c in m.computations] == \
+        [(type(c), c.name) for m in (here_a, here_b) for c in m.computations]
+    assert sum(isinstance(c, UnchangedComputation) for c in a.computations) > 1000
+    assert diff_modules(a, b, align(a, b, seed)) == \
+        diff_modules(here_a, here_b, align(here_a, here_b, here_seed))

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import gc
 
+from ...errors import HlodiffError
 from ...model import Module
 from ..parser import parse
 from . import pairing
@@ -67,27 +68,44 @@ def parse_pair(text_a: str, text_b: str, path_a: str | None = None,
                failing_a: Checked = None) -> tuple[Module, Module, Seed]:
     """Both modules, with what the two texts share left unparsed when they
     are ``min_bytes`` or more together, and the seed (the same either way).
-    ``failing_a``: see Plan.skip."""
-    plan = plan_pair(text_a, text_b, skipping=len(text_a) + len(text_b) >= min_bytes,
-                     failing_a=failing_a)
+
+    ``failing_a``: run a's checks, made elsewhere (see Plan.skip). Nothing
+    waits for them: run a's lines are skipped on faith, and the checks are
+    heard once both texts are parsed. Should they fail a computation
+    skipped so, or give no answer, both texts are read again as if they had
+    been heard first, so that the error is the one a small file gives."""
+    skipping = len(text_a) + len(text_b) >= min_bytes
+    plan = plan_pair(text_a, text_b, skipping, failing_a, on_faith=True)
     if plan is None:
         return parse(text_a, path=path_a), parse(text_b, path=path_b), Seed()
+    try:
+        a = parse(text_a, path=path_a, unchanged=plan.runs_a)
+        b = parse(text_b, path=path_b, unchanged=plan.runs_b)
+    except HlodiffError:
+        if plan.checks_held():
+            raise
+    else:
+        if plan.checks_held():
+            return a, b, plan.seed
+    heard = plan.failing_a()
+    plan = plan_pair(text_a, text_b, skipping, None if heard is None else lambda: heard)
     return (parse(text_a, path=path_a, unchanged=plan.runs_a),
             parse(text_b, path=path_b, unchanged=plan.runs_b), plan.seed)
 
 
 def plan_pair(text_a: str, text_b: str, skipping: bool = True,
-              failing_a: Checked = None) -> Plan | None:
+              failing_a: Checked = None, on_faith: bool = False) -> Plan | None:
     """What two texts share, or None when they are not laid out as XLA
     prints them. What is paired does not depend on ``skipping``: only
-    whether the plan says what to skip."""
+    whether the plan says what to skip (``failing_a``, ``on_faith``: see
+    Plan.skip)."""
     outline_a, outline_b = outline_of(text_a), outline_of(text_b)
     if outline_a is None or outline_b is None:
         return None
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of strings and lists, freed at the end: nothing to collect
     try:
-        plan = pairing.plan(text_a, outline_a, text_b, outline_b, skipping, failing_a)
+        plan = pairing.plan(text_a, outline_a, text_b, outline_b, skipping, failing_a, on_faith)
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -54,10 +54,10 @@ _CALLS = re.compile(r"=%([A-Za-z0-9_.\-]+)")
 
 
 def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipping: bool,
-         failing_a: Checked = None) -> Plan | None:
+         failing_a: Checked = None, on_faith: bool = False) -> Plan | None:
     """What is unchanged, found by content; None when the frame tables cannot
     be read. Lines are skipped only when ``skipping`` (see Plan.skip for
-    ``failing_a``)."""
+    ``failing_a`` and ``on_faith``)."""
     compared_b, outline_compared = text_b, outline_b  # b as compared: its frames as a numbers them
     if frame_tables(outline_a.preamble) != frame_tables(outline_b.preamble):
         compared_b = renumbered(text_b, outline_a.preamble, outline_b.preamble)
@@ -77,7 +77,7 @@ def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipp
     _pair_equal(found, skips, side_a, side_b)
     _pair_lines(found, skips, side_a, side_b)
     if skipping:
-        found.skip(skips, outline_a.names, outline_b.names, failing_a)
+        found.skip(skips, outline_a.names, outline_b.names, failing_a, on_faith)
     return found
 
 

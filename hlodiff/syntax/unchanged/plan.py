@@ -139,19 +139,32 @@ class Plan:
     runs_a: dict[int, Run | SkippedComputation] = field(default_factory=dict)
     runs_b: dict[int, Run | SkippedComputation] = field(default_factory=dict)
     unchanged_lines: int = 0  # left unparsed, on each side
+    # Run a's computations skipped on the word of checks made elsewhere, not
+    # yet heard (see ``skip``), and those checks.
+    on_faith: frozenset[str] = frozenset()
+    failing_a: Checked = None
 
     def skip(self, skips: list[Skip], computations_a: frozenset[str],
-             computations_b: frozenset[str], failing_a: Checked = None) -> None:
+             computations_b: frozenset[str], failing_a: Checked = None,
+             on_faith: bool = False) -> None:
         """Skip what ``skips`` say, but what fails the parser's checks
         (hlodiff/syntax/unchanged/checks.py): the parser reads that, and
         reports the error. ``failing_a``, when it gives a set, names the
-        computations of run a that fail them, checked elsewhere."""
+        computations of run a that fail them, checked elsewhere. With
+        ``on_faith``, run a's lines are skipped before that set is asked
+        for, so that nothing waits for it: ``checks_held`` says afterwards
+        whether it was right to."""
         blocks_a = [block for skip in skips for block in skip.check_a]
         blocks_b = [block for skip in skips for block in skip.check_b]
-        names_a = failing_a() if failing_a is not None else None
-        bad_a = failing(blocks_a, computations_a) if names_a is None else \
-            {k for k, block in enumerate(blocks_a) if block.body.name in names_a}
+        if on_faith and failing_a is not None:
+            bad_a: set[int] = set()
+            self.failing_a = failing_a
+        else:
+            names_a = failing_a() if failing_a is not None else None
+            bad_a = failing(blocks_a, computations_a) if names_a is None else \
+                {k for k, block in enumerate(blocks_a) if block.body.name in names_a}
         bad_b = failing(blocks_b, computations_b)
+        trusted: set[str] = set()
         at_a = at_b = 0
         for skip in skips:
             ends_a, ends_b = at_a + len(skip.check_a), at_b + len(skip.check_b)
@@ -159,7 +172,19 @@ class Plan:
                 self.runs_a.update(skip.runs_a)
                 self.runs_b.update(skip.runs_b)
                 self.unchanged_lines += skip.lines
+                trusted.update(block.body.name for block in skip.check_a)
             at_a, at_b = ends_a, ends_b
+        if self.failing_a is not None:
+            self.on_faith = frozenset(trusted)
+
+    def checks_held(self) -> bool:
+        """Did run a's computations skipped on faith pass the checks made
+        elsewhere? (True when nothing was skipped so.) False when those
+        checks gave no answer."""
+        if self.failing_a is None:
+            return True
+        names = self.failing_a()
+        return names is not None and self.on_faith.isdisjoint(names)
 
 
 @dataclass
