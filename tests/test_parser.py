@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import random
 import struct
 
 import pytest
 
 import hlodiff
 from conftest import CORPUS
+from hlodiff.syntax.lexer import MAX_NESTING, ScanError, balanced_end
 
 
 def _main_before(case: str) -> hlodiff.Module:
@@ -147,3 +149,68 @@ def test_operands_as_xla_prints_them_read_in_order():
     module = hlodiff.parse("HloModule m\n\nENTRY %e () -> (f32[]) {\n" + parameters +
                            f"\n  ROOT %t = ({', '.join(['f32[]'] * 12)}) tuple({typed})\n}}\n")
     assert module.entry.root.operands == tuple(names)
+
+
+def _group_end(text: str, pos: int) -> tuple:
+    """Where the bracket group at ``pos`` ends, read one character at a time
+    (strings and /* */ or // comments skipped whole), or the error, as
+    (position, message)."""
+    stack = [pos]
+    i = pos + 1
+    while i < len(text):
+        c = text[i]
+        if c in "([{":
+            stack.append(i)
+            if len(stack) > MAX_NESTING:
+                return "error", i, f"brackets nest more than {MAX_NESTING} deep"
+        elif c in ")]}":
+            expected = {"(": ")", "[": "]", "{": "}"}[text[stack[-1]]]
+            if c != expected:
+                return "error", i, f"expected '{expected}' but found '{c}'"
+            stack.pop()
+            if not stack:
+                return "end", i + 1
+        elif c in "\"'":
+            k = i + 1
+            while k < len(text) and text[k] != c:
+                k += 2 if text[k] == "\\" else 1
+            if k >= len(text):
+                return "error", i, "string is never closed"
+            i = k
+        elif text.startswith("/*", i):
+            k = text.find("*/", i + 2)
+            if k < 0:
+                return "error", i, "comment is never closed"
+            i = k + 1
+        elif text.startswith("//", i):
+            k = text.find("\n", i)
+            i = (len(text) if k < 0 else k) - 1
+        i += 1
+    return "error", pos, f"'{text[pos]}' is never closed"
+
+
+def _balanced_end(text: str, pos: int) -> tuple:
+    try:
+        return "end", balanced_end(text, pos)
+    except ScanError as err:
+        return "error", err.offset, err.message
+
+
+def test_a_bracket_group_ends_where_reading_it_a_character_at_a_time_ends_it():
+    # balanced_end steps over shallow groups in one regular expression match;
+    # it must end every group, and reject every broken one, where the plain
+    # reading does: on random text of brackets, strings and comments, and on
+    # every group of the corpus's module headers (thousands each).
+    rng = random.Random(2026)
+    texts = ["".join(rng.choice("()[]{}\"'/*ab ,\n\\") for _ in range(rng.randint(1, 30)))
+             for _ in range(20_000)]
+    texts += ["(" * depth + ")" * depth for depth in range(MAX_NESTING - 2, MAX_NESTING + 3)]
+    texts += [path.read_text().split("\n", 1)[0]
+              for path in sorted(CORPUS.glob("jax_*/run_a/*.txt"))[:20]]
+    starts = 0
+    for text in texts:
+        for pos, c in enumerate(text):
+            if c in "([{":
+                starts += 1
+                assert _balanced_end(text, pos) == _group_end(text, pos), (text, pos)
+    assert starts > 50_000

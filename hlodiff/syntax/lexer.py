@@ -88,6 +88,13 @@ _STRINGS = {
     "'": re.compile(r"'[^'\\]*+(?:\\.[^'\\]*+)*+'", re.S),
 }
 _CLOSER = {"(": ")", "{": "}", "[": "]"}
+# A bracket group holding groups of no brackets at most, no strings, and no
+# comments but /*...*/ (``/*index=5*/``) outside those: what balanced_end
+# steps over in one match.
+_FLAT_CONTENT = (r"""(?:[^()\[\]{}"'/]++|\([^()\[\]{}"'/]*+\)|\[[^()\[\]{}"'/]*+\]"""
+                 r"""|\{[^()\[\]{}"'/]*+\}|/\*[\s\S]*?\*/)*+""")
+_FLAT_GROUP = {opening: re.compile(re.escape(opening) + _FLAT_CONTENT + re.escape(closing))
+               for opening, closing in _CLOSER.items()}
 # Deeper than any HLO XLA prints (ranks and tuple nesting stay in the tens),
 # shallow enough that the recursive readers of shapes and literals stay far
 # from Python's recursion limit.
@@ -141,8 +148,14 @@ def balanced_end(text: str, pos: int) -> int:
     """Index just past the bracket that closes the one at ``pos``.
 
     Strings and comments are skipped whole, so a brace inside an op_name or a
-    ``/*index=5*/`` marker does not count.
+    ``/*index=5*/`` marker does not count. A group nesting one more level at
+    most, without strings or comments (``(0, {}, may-alias)``, ``f32[2]{0}``),
+    is one match of a regular expression, not a step per bracket: a module
+    header restating a train step's hundreds of parameters holds thousands.
     """
+    flat = _FLAT_GROUP[text[pos]].match(text, pos)
+    if flat is not None:
+        return flat.end()
     stack = [_CLOSER[text[pos]]]
     i = pos + 1
     search = _INTERESTING.search
@@ -153,6 +166,11 @@ def balanced_end(text: str, pos: int) -> int:
         c = m.group()
         j = m.start()
         if c in "({[":
+            if len(stack) + 2 <= MAX_NESTING:
+                flat = _FLAT_GROUP[c].match(text, j)
+                if flat is not None:  # closed as it opened: nothing to keep
+                    i = flat.end()
+                    continue
             stack.append(_CLOSER[c])
             if len(stack) > MAX_NESTING:
                 raise ScanError(j, f"brackets nest more than {MAX_NESTING} deep")
