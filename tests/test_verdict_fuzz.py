@@ -9,7 +9,9 @@ renamed everywhere it is used, ``ROOT`` moved to another line. Two judges read e
   both canonically (names by position, no metadata, every constant in full,
   backend_config kept; see ``_program`` there): the program is the same
   exactly when the two prints are equal. An edit XLA rejects is not a program and is left out;
-* ``hlodiff.analysis.compare``: "same executable" or not.
+* ``hlodiff.analysis.compare``: "same executable" or not, with the pass
+  that leaves unchanged lines unparsed off (as for small files) and on (as
+  for big ones).
 
 They must agree both ways. A "same" for a changed program is the worst
 answer hlodiff can give; a "different" for a renamed instruction hides the
@@ -27,11 +29,13 @@ import re
 
 from conftest import CONFORMANCE, CORPUS
 from hlodiff.analysis.compare import compare
+from hlodiff.syntax import unchanged
 from xla_agreement import xla_views_or_skip
 
 EDITS = int(os.environ.get("HLODIFF_FUZZ_EXAMPLES", "400"))
 SEED = int(os.environ.get("HLODIFF_FUZZ_SEED", "2026"))
 _SIZE_LIMIT = 8_000  # small modules: a few hundred edits a minute
+_REAL_MIN_BYTES = unchanged.MIN_BYTES
 
 _UNARY = ["negate", "exponential", "tanh", "abs", "sqrt", "rsqrt", "log", "sine", "cosine"]
 _BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power"]
@@ -112,7 +116,8 @@ def _edit(text: str, rng: random.Random) -> tuple[str, str] | None:
         f"{token!r} -> {choice!r} at offset {match.start()}"
 
 
-def test_a_one_token_edit_changes_the_verdict_exactly_when_xla_reads_another_program(tmp_path):
+def test_a_one_token_edit_changes_the_verdict_exactly_when_xla_reads_another_program(
+        tmp_path, monkeypatch):
     rng = random.Random(SEED)
     seeds = _seeds()
     cases = []
@@ -135,13 +140,18 @@ def test_a_one_token_edit_changes_the_verdict_exactly_when_xla_reads_another_pro
         (folder / "a.txt").write_text(text)
         (folder / "b.txt").write_text(edited)
         same = before["program"] == after["program"]
-        try:
-            verdict = compare(folder / "a.txt", folder / "b.txt").same_executable
-        except Exception as exc:  # noqa: BLE001 - a text XLA reads must be read
-            wrong.append(f"{what}: hlodiff failed: {exc}")
-            continue
-        if verdict is not same:
-            wrong.append(f"{what}: XLA reads {'the same' if same else 'another'} program, "
-                         f"hlodiff says same_executable={verdict} (in {text[:60]!r})")
+        # Small modules are parsed whole; big ones leave what both runs share
+        # unparsed (hlodiff/syntax/unchanged/): both ways must answer alike.
+        for skipping in (False, True):
+            monkeypatch.setattr(unchanged, "MIN_BYTES", 0 if skipping else _REAL_MIN_BYTES)
+            how = " (unchanged lines skipped)" if skipping else ""
+            try:
+                verdict = compare(folder / "a.txt", folder / "b.txt").same_executable
+            except Exception as exc:  # noqa: BLE001 - a text XLA reads must be read
+                wrong.append(f"{what}: hlodiff failed{how}: {exc}")
+                continue
+            if verdict is not same:
+                wrong.append(f"{what}: XLA reads {'the same' if same else 'another'} program, "
+                             f"hlodiff says same_executable={verdict}{how} (in {text[:60]!r})")
     assert judged >= EDITS // 4, f"only {judged} of {EDITS} edits were programs XLA reads"
     assert not wrong, f"{len(wrong)} of {judged} verdicts wrong:\n" + "\n".join(wrong[:15])
