@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from ..dumps.environment import VERSION, cache_paths_differ, differences, environment
 from ..dumps.mlir import mlir_type, read_constants, settle
@@ -80,6 +81,7 @@ def _cache_inputs(dumps: list[Dump]) -> tuple[list[str], list[Path]]:
     return named, by_content
 
 
+@paused()  # what a diff builds, it keeps until the report is made (hlodiff/collector.py)
 def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all: bool = False,
                   unpaired: bool = True, step: Step = _quiet, context: bool = False) -> Report:
     """``compare`` for dumps already loaded (a baseline rebuilds one from text).
@@ -267,6 +269,7 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
     return [done[stage] for stage in stages]
 
 
+@paused()  # a whole file cut at its names: millions of strings, no garbage
 def failing_computations(path: str) -> frozenset[str] | None:
     """hlodiff/syntax/unchanged/checks.py's ``failing_computations``, for a
     worker: named here, a worker is sent it before this process has loaded
@@ -304,6 +307,7 @@ def _diffed_elsewhere(a: DumpModule, b: DumpModule, stages: list[str | None],
     return BEFORE
 
 
+@paused()  # in a worker too: see compare_dumps
 def diff_stage_files(path_a: Path, path_b: Path, name: str, step: Step = _quiet,
                      failing_a: Checked = None) -> StageDiff:
     """The diff of two HLO files of one stage: on big files, what they share

@@ -26,7 +26,6 @@ costs much more than unpickling what it returns.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import os
 import pickle
@@ -36,6 +35,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from ..collector import paused
 from ..errors import HlodiffError
 
 MIN_BYTES = 4_000_000  # about half a second of parsing: a worker starts in a third of that
@@ -154,15 +154,11 @@ def _start(calls: list[tuple[Callable[..., Any], tuple]]) -> subprocess.Popen | 
 
 def _receive(worker: subprocess.Popen) -> Outcome | None:
     """The worker's next outcome, or None when it sent none."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # a parsed module is millions of objects, none of them garbage
     try:
-        outcome = pickle.load(worker.stdout)
+        with paused():  # a parsed module is millions of objects, none of them garbage
+            outcome = pickle.load(worker.stdout)
     except Exception:  # killed, out of memory, an interpreter without hlodiff...
         return None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     return outcome if isinstance(outcome, tuple) and len(outcome) == 2 else None
 
 

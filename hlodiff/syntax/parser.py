@@ -11,7 +11,6 @@ at once with ``strict=True``.
 
 from __future__ import annotations
 
-import gc
 import re
 from functools import partial
 from itertools import chain
@@ -20,6 +19,7 @@ from pathlib import Path
 from lark import Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
+from ..collector import paused
 from ..errors import HlodiffError, HloSyntaxError, Source, syntax_error_at
 from ..model import Attribute, Computation, Literal, Module, StackFrameTable, UnchangedComputation
 from . import pieces
@@ -271,19 +271,15 @@ def parse(text: str, *, path: str | None = None, strict: bool = False,
     if unchanged and _xla_makes_more(text):
         unchanged = None
     reader = TextReader(Source(text, path), parse)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # the parse allocates millions of objects and frees none
     scanner = HloScanner(text, unchanged)
     try:
-        tree = _feed(strict_tokens(text) if strict else scanner.tokens())
-        names = None if strict or unchanged else list(chain.from_iterable(scanner.bodies))
-        module = _ModuleBuilder(reader, names).transform(tree)
+        with paused():  # the parse allocates millions of objects and frees none
+            tree = _feed(strict_tokens(text) if strict else scanner.tokens())
+            names = None if strict or unchanged else list(chain.from_iterable(scanner.bodies))
+            module = _ModuleBuilder(reader, names).transform(tree)
     except (ScanError, Failure, UnexpectedInput, LarkError) as err:
         raise _error(text, getattr(err, "orig_exc", None) or err, scanner, reader, path,
                      strict) from None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     if strict:
         check(module)
     return module

@@ -47,8 +47,7 @@ place, as for a small file.
 
 from __future__ import annotations
 
-import gc
-
+from ...collector import paused
 from ...errors import HlodiffError
 from ...model import Module
 from ..parser import parse
@@ -102,11 +101,5 @@ def plan_pair(text_a: str, text_b: str, skipping: bool = True,
     outline_a, outline_b = outline_of(text_a), outline_of(text_b)
     if outline_a is None or outline_b is None:
         return None
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of strings and lists, freed at the end: nothing to collect
-    try:
-        plan = pairing.plan(text_a, outline_a, text_b, outline_b, skipping, failing_a, on_faith)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return plan
+    with paused():  # millions of strings and lists, freed at the end: nothing to collect
+        return pairing.plan(text_a, outline_a, text_b, outline_b, skipping, failing_a, on_faith)
