@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "hlodiff"
 # Lowest first. A module belongs to the first layer one of whose entries is
 # its dotted name or a prefix of it.
 LAYERS = (
-    ("errors", "paths", "plain", "model"),
+    ("errors", "paths", "plain", "model", "collector"),
     ("cache",),
     ("syntax",),
     ("dumps",),
