@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, ClassVar, Protocol
 
 
@@ -295,7 +296,7 @@ def is_library_file(path: str) -> bool:
     >>> is_library_file("<site-packages>/torch/optim/adam.py"), is_library_file("train.py")
     (True, False)
     """
-    return any(part in path for part in ("site-packages", "dist-packages"))
+    return "site-packages" in path or "dist-packages" in path
 
 
 @dataclass(frozen=True)
@@ -318,8 +319,21 @@ class StackFrameTable:
     def __hash__(self) -> int:
         return hash((tuple(self.file_names.items()), tuple(self.frames.items())))
 
+    @cached_property
+    def _stacks(self) -> dict[int, tuple[Frame, ...]]:
+        """Each stack made so far: a big diff asks for the same few hundred
+        frames tens of thousands of times (the origin of every change, and of
+        every metadata compared). Not a field: not compared, not reported."""
+        return {}
+
     def stack(self, frame_id: int) -> tuple[Frame, ...]:
         """The call stack for ``frame_id``, innermost frame first."""
+        known = self._stacks.get(frame_id)
+        if known is None:
+            known = self._stacks[frame_id] = self._resolve(frame_id)
+        return known
+
+    def _resolve(self, frame_id: int) -> tuple[Frame, ...]:
         out: list[Frame] = []
         seen: set[int] = set()
         while frame_id in self.frames and frame_id not in seen:
