@@ -197,3 +197,29 @@ def test_root_moved_between_two_identical_lines_is_another_program(tmp_path):
     assert (code, report["same_executable"]) == (1, False)
     assert diff(tmp_path, old, old)[1] == 0
 
+
+
+# Lines in another order around the same ROOT line (what XLA's print of an
+# external Graphcore module did: graphcore-tf-poplar 0210). jaxlib 0.10.2:
+# the canonical prints are equal unless the module is scheduled, whose text
+# order is the order it runs in.
+REORDERED = """HloModule m{SCHEDULED}
+
+ENTRY %e (p: f32[]) -> (f32[]) {
+  %p = f32[] parameter(0)
+FIRST
+SECOND
+  %o = token[] outfeed(%t, %after), outfeed_config=""
+}
+"""
+
+
+@pytest.mark.parametrize("scheduled", [False, True])
+def test_the_same_root_line_moved_by_other_lines_is_another_program_only_when_scheduled(
+        tmp_path, scheduled):
+    text = REORDERED.replace("{SCHEDULED}", ", is_scheduled=true" if scheduled else "")
+    after, root = "  %after = token[] after-all()", "  ROOT %t = (f32[]) tuple(%p)"
+    old = text.replace("FIRST", after).replace("SECOND", root)
+    new = text.replace("FIRST", root).replace("SECOND", after)
+    report, code = diff(tmp_path, old, new)
+    assert (code, report["same_executable"]) == ((1, False) if scheduled else (0, True))

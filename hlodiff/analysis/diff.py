@@ -369,6 +369,9 @@ class _ComputationDiff:
         partner = self.match.pairs.get(x.name)
         if partner is None or y.name not in self.reverse:
             return []
+        if partner == y.name and not (self.alignment.a.is_scheduled and
+                                      self.alignment.b.is_scheduled):
+            return []  # the same line: XLA prints it, and what it reads, in its own order
         if partner == y.name or self.values_a.key(x.name) == self.values_b.key(y.name):
             return self._root_place_change(x, y)
         return [self._change("operands", f"ROOT {_operand_label(self.match.a, x.name)}",
@@ -376,11 +379,17 @@ class _ComputationDiff:
                              detail=f"{self.match.b.name} returns another value")]
 
     def _root_place_change(self, x: Instruction, y: Instruction) -> list[Change]:
-        """Roots of the same value may stand at another place: XLA prints and
-        hashes a computation's instructions in order, ROOT among them, so
-        ``ROOT`` moved between two identical lines is another program (found
-        by the verdict fuzz). Only between computations of as many
-        instructions: else one was added or removed, the change already."""
+        """Roots of the same value on two lines that are not partners may
+        stand at another place: XLA prints and hashes a computation's
+        instructions in order, ROOT among them, so ``ROOT`` moved between two
+        identical lines is another program (found by the verdict fuzz). Only
+        between computations of as many instructions: else one was added or
+        removed, the change already. A root that is its partner's moved only
+        if other lines did: that counts in a scheduled module (its text order
+        is the order it runs in, and XLA prints it so), not in another: XLA
+        prints an unscheduled computation in its own order, operands first,
+        and not the text's (an external Graphcore module whose ROOT tuple
+        XLA's print moves above an after-all the tuple does not read)."""
         a, b = self.match.a, self.match.b
         if len(a.instructions) != len(b.instructions):
             return []
