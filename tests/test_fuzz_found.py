@@ -223,3 +223,34 @@ def test_the_same_root_line_moved_by_other_lines_is_another_program_only_when_sc
     new = text.replace("FIRST", root).replace("SECOND", after)
     report, code = diff(tmp_path, old, new)
     assert (code, report["same_executable"]) == ((1, False) if scheduled else (0, True))
+
+
+# Two lines that read nothing of each other, swapped: nothing else differs.
+# jaxlib 0.10.2: the canonical prints differ only when the module is
+# scheduled. Found beside the case above; before, hlodiff said "Same
+# executable" for the scheduled pair.
+SWAPPED = """HloModule m{SCHEDULED}
+
+ENTRY %e (p: f32[]) -> (f32[], f32[]) {
+  %p = f32[] parameter(0)
+FIRST
+SECOND
+  ROOT %t = (f32[], f32[]) tuple(%a, %b)
+}
+"""
+
+
+@pytest.mark.parametrize("scheduled", [False, True])
+def test_two_lines_swapped_are_another_program_only_when_scheduled(tmp_path, scheduled):
+    text = SWAPPED.replace("{SCHEDULED}", ", is_scheduled=true" if scheduled else "")
+    a, b = "  %a = f32[] negate(%p)", "  %b = f32[] exponential(%p)"
+    old = text.replace("FIRST", a).replace("SECOND", b)
+    new = text.replace("FIRST", b).replace("SECOND", a)
+    report, code = diff(tmp_path, old, new)
+    if not scheduled:
+        assert (code, report["same_executable"]) == (0, True)
+        return
+    assert (code, report["same_executable"]) == (1, False)
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("operands", "runs 3 of 4", "runs 2 of 4")
+    assert "another order" in top["detail"]

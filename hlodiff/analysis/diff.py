@@ -83,7 +83,43 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
     for match in alignment.computations:
         changes.extend(_ComputationDiff(alignment, match).changes())
     changes.extend(_unpaired_computations(alignment))
+    if a.is_scheduled and b.is_scheduled and all(c.kind == "metadata" for c in changes):
+        changes.extend(_schedule_changes(alignment))
     return changes
+
+
+def _schedule_changes(alignment: Alignment) -> list[Change]:
+    """Lines run in another order, where nothing else but metadata differs.
+
+    A scheduled module runs each computation's lines (fusion bodies aside)
+    in text order, and XLA prints and hashes them so: the same lines in
+    another order are another program (jaxlib 0.10.2's canonical prints of
+    two independent lines swapped differ). Where the program changed
+    otherwise, the scheduler moves lines because of that change (12 corpus
+    cases: a dtype, a batch size, an XLA upgrade...), and saying so would
+    only bury the cause; here nothing else can be. For each computation,
+    the first line that runs elsewhere among the paired ones."""
+    out = []
+    scheduled = alignment.a.schedule or {}
+    for match in alignment.computations:
+        if match.unchanged or match.a.name not in scheduled:
+            continue
+        pairs = match.pairs
+        reverse = {y: x for x, y in pairs.items()}
+        order_a = [i.name for i in match.a.instructions if i.name in pairs]
+        order_b = [reverse[i.name] for i in match.b.instructions if i.name in reverse]
+        moved = next((k for k, (x, y) in enumerate(zip(order_a, order_b)) if x != y), None)
+        if moved is None:
+            continue
+        x = order_b[moved]
+        differ = _ComputationDiff(alignment, match)
+        count = len(order_b)
+        out.append(differ._change(
+            "operands", f"runs {order_a.index(x) + 1} of {count}", f"runs {moved + 1} of {count}",
+            match.a.by_name[x], match.b.by_name[pairs[x]],
+            detail=f"{match.b.name} runs its lines in another order: a scheduled module runs "
+                   "them in text order, and XLA prints and hashes them so"))
+    return out
 
 
 def _meaning(attribute: Attribute) -> Any:
