@@ -97,29 +97,11 @@ def _schedule_changes(alignment: Alignment) -> list[Change]:
     two independent lines swapped differ). Where the program changed
     otherwise, the scheduler moves lines because of that change (12 corpus
     cases: a dtype, a batch size, an XLA upgrade...), and saying so would
-    only bury the cause; here nothing else can be. For each computation,
-    the first line that runs elsewhere among the paired ones."""
-    out = []
+    only bury the cause; here nothing else can be."""
     scheduled = alignment.a.schedule or {}
-    for match in alignment.computations:
-        if match.unchanged or match.a.name not in scheduled:
-            continue
-        pairs = match.pairs
-        reverse = {y: x for x, y in pairs.items()}
-        order_a = [i.name for i in match.a.instructions if i.name in pairs]
-        order_b = [reverse[i.name] for i in match.b.instructions if i.name in reverse]
-        moved = next((k for k, (x, y) in enumerate(zip(order_a, order_b)) if x != y), None)
-        if moved is None:
-            continue
-        x = order_b[moved]
-        differ = _ComputationDiff(alignment, match)
-        count = len(order_b)
-        out.append(differ._change(
-            "operands", f"runs {order_a.index(x) + 1} of {count}", f"runs {moved + 1} of {count}",
-            match.a.by_name[x], match.b.by_name[pairs[x]],
-            detail=f"{match.b.name} runs its lines in another order: a scheduled module runs "
-                   "them in text order, and XLA prints and hashes them so"))
-    return out
+    return [change for match in alignment.computations
+            if not match.unchanged and match.a.name in scheduled
+            for change in _ComputationDiff(alignment, match).order_changes()]
 
 
 def _meaning(attribute: Attribute) -> Any:
@@ -403,12 +385,9 @@ class _ComputationDiff:
         no partner is an added or removed instruction, the change already."""
         x, y = self.match.a.root, self.match.b.root
         partner = self.match.pairs.get(x.name)
-        if partner is None or y.name not in self.reverse:
-            return []
-        if partner == y.name and not (self.alignment.a.is_scheduled and
-                                      self.alignment.b.is_scheduled):
-            return []  # the same line: XLA prints it, and what it reads, in its own order
-        if partner == y.name or self.values_a.key(x.name) == self.values_b.key(y.name):
+        if partner is None or partner == y.name or y.name not in self.reverse:
+            return []  # the same line at another place moved with others: order_changes
+        if self.values_a.key(x.name) == self.values_b.key(y.name):
             return self._root_place_change(x, y)
         return [self._change("operands", f"ROOT {_operand_label(self.match.a, x.name)}",
                              f"ROOT {_operand_label(self.match.b, y.name)}", x, y,
@@ -420,12 +399,8 @@ class _ComputationDiff:
         instructions in order, ROOT among them, so ``ROOT`` moved between two
         identical lines is another program (found by the verdict fuzz). Only
         between computations of as many instructions: else one was added or
-        removed, the change already. A root that is its partner's moved only
-        if other lines did: that counts in a scheduled module (its text order
-        is the order it runs in, and XLA prints it so), not in another: XLA
-        prints an unscheduled computation in its own order, operands first,
-        and not the text's (an external Graphcore module whose ROOT tuple
-        XLA's print moves above an after-all the tuple does not read)."""
+        removed, the change already. (The same root line at another place
+        moved only with other lines: see order_changes.)"""
         a, b = self.match.a, self.match.b
         if len(a.instructions) != len(b.instructions):
             return []
@@ -438,6 +413,26 @@ class _ComputationDiff:
                              f"ROOT is instruction {j + 1} of {count}", x, y,
                              detail=f"{b.name} returns the same value from another line: XLA "
                                     "prints and hashes the lines in order")]
+
+    def order_changes(self) -> list[Change]:
+        """The first line that runs elsewhere among the paired ones, if any,
+        the root among them (see _schedule_changes). For scheduled modules
+        only: an unscheduled computation XLA prints in its own order,
+        operands first, not the text's (XLA's print of an external Graphcore
+        module moves a ROOT tuple above an after-all the tuple does not read)."""
+        pairs = self.match.pairs
+        reverse = {y: x for x, y in pairs.items()}
+        order_a = [i.name for i in self.match.a.instructions if i.name in pairs]
+        order_b = [reverse[i.name] for i in self.match.b.instructions if i.name in reverse]
+        moved = next((k for k, (x, y) in enumerate(zip(order_a, order_b)) if x != y), None)
+        if moved is None:
+            return []
+        x, count = order_b[moved], len(order_b)
+        return [self._change(
+            "operands", f"runs {order_a.index(x) + 1} of {count}", f"runs {moved + 1} of {count}",
+            self.match.a.by_name[x], self.match.b.by_name[pairs[x]],
+            detail=f"{self.match.b.name} runs its lines in another order: a scheduled module "
+                   "runs them in text order, and XLA prints and hashes them so")]
 
     def _wiring_changes(self, x: Instruction, y: Instruction) -> list[Change]:
         """What a paired pair reads and calls must be paired with each other.
