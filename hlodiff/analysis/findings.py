@@ -21,7 +21,6 @@ findings, grouped by kind.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -267,16 +266,20 @@ def _summary(change: Change, count: int) -> str:
     return ""
 
 
-# One entry of input_output_alias: output index {...}: (parameter, {index}, kind)
-_ALIAS = re.compile(r"\{[\d, ]*\}:\s*\((\d+)")
-
-
 def _donation(old: str | None, new: str | None) -> str:
     """input_output_alias in the user's words: which parameters are donated
     (their buffers may be reused for outputs: JAX's donate_argnums)."""
-    donated = [sorted({int(n) for n in _ALIAS.findall(text or "")}) for text in (old, new)]
-    said = [", ".join(map(str, numbers)) or "none" for numbers in donated]
+    said = [", ".join(map(str, _donated(text))) or "none" for text in (old, new)]
     return f"donated parameters (buffers reused for outputs): {said[0]} -> {said[1]}"
+
+
+def _donated(text: str | None) -> list[int]:
+    from ..syntax.values import PieceError, alias_entries  # here: a cached report loads no parser
+    try:
+        entries = alias_entries("input_output_alias", text) if text else []
+    except PieceError:  # the parser let it through: say what can be read
+        entries = []
+    return sorted({parameter for _, parameter, _, _ in entries})
 
 
 _WORD_EDGES = "/()[]{}., :"

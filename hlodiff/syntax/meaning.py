@@ -25,12 +25,14 @@ from ..model import CALL_ATTRIBUTES, Shape, StackFrameTable
 from ..errors import HloSyntaxError
 from .lexer import balanced_end
 from .literals import LiteralError, element_bits_of
-from .values import Pair, PieceError, Seq, parse_literal, parse_shape, parse_value, split_operands
+from .values import (Pair, PieceError, Seq, alias_entries, parse_literal, parse_shape, parse_value,
+                     split_operands)
 
 # Header attributes XLA does not print when they hold their default.
 _HEADER_DEFAULTS = {"is_scheduled": "false", "replica_count": 1, "num_partitions": 1,
                     "alias_passthrough_params": "false"}
-_EMPTY_BY_DEFAULT = frozenset({"frontend_attributes", "input_output_alias", "buffer_donor"})
+_EMPTY_BY_DEFAULT = frozenset({"frontend_attributes"})
+_ALIAS_TABLES = frozenset({"input_output_alias", "buffer_donor"})
 _BOOL_LISTS = frozenset({"allow_spmd_sharding_propagation_to_parameters",
                          "allow_spmd_sharding_propagation_to_output"})
 
@@ -367,6 +369,8 @@ def header_key(name: str, text: str, parse_module: Callable[[str], Any] | None =
     """The meaning of a module header's ``name=text``; None when it is
     XLA's default (then XLA does not print it). ``parse_module`` reads the
     HLO modules an origin_recovery_table holds (else they stay text)."""
+    if name in _ALIAS_TABLES:
+        return _alias_table(name, text)
     value = _value(text)
     if name in _HEADER_DEFAULTS:
         return None if value == _HEADER_DEFAULTS[name] else frozen(value)
@@ -374,8 +378,6 @@ def header_key(name: str, text: str, parse_module: Callable[[str], Any] | None =
         return None
     if name == "frontend_attributes":
         return _frontend_attributes(text, None)
-    if name == "input_output_alias":
-        return _aliases(value)
     if name == "origin_recovery_table":
         return frozen(_recovery_modules(value, parse_module))
     if name in _BOOL_LISTS:
@@ -401,13 +403,17 @@ def _recovery_modules(value: Any, parse_module: Callable[[str], Any] | None) -> 
     return value
 
 
-def _aliases(value: Any) -> Any:
-    """``{ {0}: (0, {}, may-alias) }``: may-alias unless the entry says must-alias."""
-    if not isinstance(value, list):
-        return frozen(value)
-    entries = []
-    for entry in value:
-        if isinstance(entry, Pair) and isinstance(entry.value, tuple) and len(entry.value) == 2:
-            entry = Pair(entry.key, entry.value + ("may-alias",), entry.sep)
-        entries.append(frozen(entry))
-    return ("aliases",) + tuple(entries)
+def _alias_table(name: str, text: str) -> Any:
+    """``input_output_alias`` or ``buffer_donor`` as XLA keeps it: a set,
+    whatever order the entries are written in, each output index aliased
+    by its first entry (XLA's parser drops a later one); None when empty."""
+    try:
+        entries = alias_entries(name, text)
+    except PieceError:
+        return ("unreadable", " ".join(text.split()))
+    if name == "input_output_alias":
+        first: dict[tuple, tuple] = {}
+        for output, *alias in entries:
+            first.setdefault(output, tuple(alias))
+        entries = list(first.items())
+    return frozenset(entries) or None

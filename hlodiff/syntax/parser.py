@@ -31,7 +31,7 @@ from .literals import LiteralError, element_bits_of
 from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
 from .reader import TextReader
-from .values import PieceError, check_attribute, parse_shape, parse_value, split_operands
+from .values import PieceError, alias_entries, check_attribute, parse_shape, parse_value, split_operands
 
 
 @v_args(inline=True)
@@ -177,9 +177,6 @@ def _frame_table(files, functions, locations, frames) -> StackFrameTable:
 
 # --- header attributes -------------------------------------------------------------------
 
-_SHAPE_INDEX = re.compile(r"\{\s*(?:\d+\s*(?:,\s*\d+\s*)*)?\}")
-
-
 def check_header_attribute(attribute: Attribute) -> None:
     """Check the header attributes whose form XLA enforces; raise PieceError."""
     name, text = attribute.name, attribute.text
@@ -189,7 +186,7 @@ def check_header_attribute(attribute: Attribute) -> None:
             raise PieceError(0, "entry_computation_layout must be {(parameter shapes)->result shape}")
         _check_layout_signature(inner[1:-1], 1)
     elif name in ("input_output_alias", "buffer_donor"):
-        _check_alias_table(name, text)
+        alias_entries(name, text)
     else:
         try:
             parse_value(text)
@@ -212,39 +209,6 @@ def _check_layout_signature(text: str, base: int) -> None:
         raise PieceError(base + err.offset, err.message) from None
     except PieceError as err:
         raise PieceError(base + pos + err.offset, err.message) from None
-
-
-_ALIAS_ENTRY = re.compile(r"""\s*(\{[^{}]*\})\s*:\s*\(\s*(\S+?)\s*,\s*(\{[^{}]*\})\s*(?:,\s*(\S+?)\s*)?\)\s*""")
-_DONOR_ENTRY = re.compile(r"""\s*\(\s*(\S+?)\s*,\s*(\{[^{}]*\})\s*\)\s*""")
-
-
-def _check_alias_table(name: str, text: str) -> None:
-    """``input_output_alias={ {0}: (0, {}, may-alias), ... }`` / ``buffer_donor={ (0, {}) }``."""
-    stripped = text.strip()
-    if not (stripped.startswith("{") and stripped.endswith("}")):
-        raise PieceError(0, f"{name} must be a brace-enclosed list")
-    lead = text.index("{") + 1
-    for offset, entry in split_operands(stripped[1:-1]) if stripped[1:-1].strip() else []:
-        at = lead + offset
-        if name == "input_output_alias":
-            m = _ALIAS_ENTRY.fullmatch(entry)
-            if m is None:
-                raise PieceError(at, "expected {output index}: (parameter, {parameter index}[, kind])")
-            out_index, param, param_index, kind = m.groups()
-            indices = (out_index, param_index)
-            if kind is not None and kind not in ("may-alias", "must-alias"):
-                raise PieceError(at, f'unknown alias kind "{kind}"')
-        else:
-            m = _DONOR_ENTRY.fullmatch(entry)
-            if m is None:
-                raise PieceError(at, "expected (parameter, {parameter index})")
-            param, param_index = m.groups()
-            indices = (param_index,)
-        if not param.isdigit():
-            raise PieceError(at, f'parameter number "{param}" is not an integer')
-        for index in indices:
-            if not _SHAPE_INDEX.fullmatch(index):
-                raise PieceError(at, f"shape index {index} must be {{}} or {{integers}}")
 
 
 # --- public entry points -------------------------------------------------------------------
