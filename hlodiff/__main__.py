@@ -1,5 +1,5 @@
 """``python -m hlodiff`` is the ``hlodiff`` command."""
 
-from .cli import main
+from .command import main
 
 main()

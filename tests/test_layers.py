@@ -25,7 +25,7 @@ LAYERS = (
     ("analysis",),
     ("integrations",),
     ("render",),
-    ("cli", "__main__", "__init__", "comparison", "pytest_plugin"),
+    ("cli", "command", "__main__", "__init__", "comparison", "pytest_plugin"),
 )
 
 

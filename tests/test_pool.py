@@ -110,3 +110,44 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_worker_started_early_is_the_one_a_diff_asks(monkeypatch):
+    # hlodiff/command.py starts it before loading the rest of hlodiff.
+    monkeypatch.setattr(pool, "_early", None)
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setattr(pool.os, "cpu_count", lambda: 2)
+    run = CORPUS / "jax_learning_rate" / "run_a"
+    pool.start_early(["--no-cache", str(run), str(run)])
+    early = pool._early
+    assert early is not None and early.poll() is None
+    path = sorted(run.glob("*.txt"))[0]
+    pending = pool.elsewhere((count_instructions, (path,)))
+    assert pending._worker is early and pool._early is None
+    assert pending.outcome(0) == pool._call(count_instructions, (path,))
+    pending.cancel()
+
+
+def test_arguments_holding_little_start_no_early_worker(monkeypatch):
+    monkeypatch.setattr(pool, "_early", None)
+    monkeypatch.setattr(pool.os, "cpu_count", lambda: 2)
+    run = CORPUS / "jax_learning_rate" / "run_a"
+    assert sum(f.stat().st_size for f in run.iterdir()) * 2 < pool.MIN_BYTES
+    pool.start_early([str(run), str(run), "--format", "json", "/no/such/dump"])
+    assert pool._early is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc tells whether it ended")
+def test_an_early_worker_never_asked_ends_with_its_process(tmp_path):
+    # The diff came from the cache, say: the worker must not outlive hlodiff.
+    script = ("import os, sys; from hlodiff.dumps import pool\n"
+              "pool.MIN_BYTES = 0; pool.os.cpu_count = lambda: 2\n"
+              f"pool.start_early([{str(CORPUS / 'jax_learning_rate' / 'run_a')!r}])\n"
+              "print(pool._early.pid, flush=True)\n")
+    parent = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    worker = int(parent.stdout)
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(worker)

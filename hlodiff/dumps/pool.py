@@ -139,17 +139,59 @@ _BOOT = "import sys; sys.path[0] = sys.argv[1]; from hlodiff.dumps.pool import _
 
 
 def _start(calls: list[tuple[Callable[..., Any], tuple]]) -> subprocess.Popen | None:
-    package_root = str(Path(__file__).resolve().parents[2])  # this hlodiff, not another
+    global _early
+    worker, _early = _early, None
     try:
-        worker = subprocess.Popen([sys.executable, "-c", _BOOT, package_root, str(os.getpid())],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
+        if worker is None or worker.poll() is not None:
+            worker = _spawn()
         named = [(f"{function.__module__}:{function.__qualname__}", args) for function, args in calls]
         pickle.dump(named, worker.stdin)  # a few paths: no deadlock
         worker.stdin.close()
     except OSError:
         return None
     return worker
+
+
+def _spawn() -> subprocess.Popen:
+    """A worker, waiting for its calls on stdin; raises OSError."""
+    package_root = str(Path(__file__).resolve().parents[2])  # this hlodiff, not another
+    return subprocess.Popen([sys.executable, "-c", _BOOT, package_root, str(os.getpid())],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+
+
+# A worker started before it was asked for (see ``start_early``), taken by the first call.
+_early: subprocess.Popen | None = None
+
+
+def start_early(arguments: list[str]) -> None:
+    """Start a worker now when ``arguments`` name files or dump directories
+    holding ``MIN_BYTES`` or more, with a core to spare: the diff of big
+    dumps hands a worker the compile input, and a worker takes a tenth of a
+    second to start, as long as this process takes to load the command
+    line, the analysis and the renderers. Started first, it is ready when
+    asked. Never asked (the diff came from the cache, say), it ends with
+    this process: its stdin closes."""
+    global _early
+    if _early is not None or (os.cpu_count() or 1) < 2:
+        return
+    if sum(map(_bytes_in, arguments)) < MIN_BYTES:
+        return
+    try:
+        _early = _spawn()
+    except OSError:
+        pass
+
+
+def _bytes_in(argument: str) -> int:
+    """The bytes of a file, or of the files directly in a directory (a dump); 0 for anything else."""
+    try:
+        if os.path.isdir(argument):
+            with os.scandir(argument) as entries:
+                return sum(entry.stat().st_size for entry in entries if entry.is_file())
+        return os.path.getsize(argument)
+    except OSError:
+        return 0
 
 
 def _receive(worker: subprocess.Popen) -> Outcome | None:
@@ -166,7 +208,11 @@ def _serve() -> None:
     """A worker: ("module:function", argument tuple) pairs in on stdin, the
     outcome of each call out on stdout as soon as it is made."""
     _end_with_parent(int(sys.argv[2]))
-    for name, args in pickle.load(sys.stdin.buffer):
+    try:
+        calls = pickle.load(sys.stdin.buffer)
+    except EOFError:  # started early, never asked
+        return
+    for name, args in calls:
         module, qualname = name.split(":")
         outcome = _call(getattr(importlib.import_module(module), qualname), args)
         # Pickled whole before it is written: pickled into the pipe, it would
