@@ -187,8 +187,10 @@ class CauseGraph:
                     inherited = by_parameter.get((computation.name, instruction.parameter_number))
                     if inherited is not None:
                         upstream.append(inherited)
-                cause = min(upstream, key=self._rank_of, default=None)
                 here = at.get((computation.name, instruction.name), ())
+                if not upstream and not here:
+                    continue  # nothing reaches it, nothing changed on it: nothing to carry
+                cause = min(upstream, key=self._rank_of, default=None)
                 for index in here:
                     if cause is not None:
                         reached[index] = cause
