@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate, compress, count, repeat
 from operator import eq
@@ -223,6 +223,7 @@ def _pair_lines(found: Plan, skips: list[Skip], a: _Side, b: _Side) -> None:
         lines_a, lines_b = _Lines.of(a, name_a), _Lines.of(b, name_b)
         if lines_a is None or lines_b is None:
             continue
+        found.seed.texts.cut_already(lines_a, lines_b)
         pairing = _LinePairing(lines_a, lines_b, parameters)
         for i, j in pairing.twins.items():
             calls_a, calls_b = lines_a.calls(i), lines_b.calls(j)
@@ -646,24 +647,38 @@ class LineTexts:
     outline_a: Outline
     text_b: str
     outline_b: Outline
+    # Computations cut into lines already, to pair their lines: (names, lines) by name
+    cut_a: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    cut_b: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+
+    def cut_already(self, a: _Lines, b: _Lines) -> None:
+        """Keep two computations' lines as pairing cut them: the aligner asks
+        of these above all, and cutting them again is a good part of its time."""
+        self.cut_a[a.name] = a.defined, a.skeletons
+        self.cut_b[b.name] = b.defined, b.skeletons
 
     def same(self, a: str, b: str) -> Callable[[str, str], bool] | None:
-        texts_a = _line_texts(self.text_a, self.outline_a.by_name.get(a))
-        texts_b = _line_texts(self.text_b, self.outline_b.by_name.get(b))
+        texts_a = _line_texts(self.text_a, self.outline_a.by_name.get(a), self.cut_a.get(a))
+        texts_b = _line_texts(self.text_b, self.outline_b.by_name.get(b), self.cut_b.get(b))
         if texts_a is None or texts_b is None:
             return None
         return lambda x, y: texts_a.get(x, texts_a) == texts_b.get(y)
 
 
-def _line_texts(text: str, body: Body | None) -> dict[str, str] | None:
+def _line_texts(text: str, body: Body | None,
+                cut: tuple[list[str], list[str]] | None = None) -> dict[str, str] | None:
     """Each line of ``body`` by its name, with the names taken out; None when
     its attributes name instructions (compared as text, names and all) or it
-    is not one instruction a line. Lines holding ``{...}`` are left out."""
+    is not one instruction a line. Lines holding ``{...}`` are left out.
+    ``cut``: its lines' names and texts, when they are known (see _Lines)."""
     if body is None or text.find(_NAMED_LIST, body.start, body.end) >= 0:
         return None
-    skeleton = Skeleton.of(body.text(text))
-    lines = skeleton.text().split("\n")
-    definitions = skeleton.definitions()
-    if len(definitions) != len(lines) or not skeleton.lines_start_with_definitions():
-        return None
+    if cut is not None:
+        definitions, lines = cut
+    else:
+        skeleton = Skeleton.of(body.text(text))
+        lines = skeleton.text().split("\n")
+        definitions = skeleton.definitions()
+        if len(definitions) != len(lines) or not skeleton.lines_start_with_definitions():
+            return None
     return {name: line for name, line in zip(definitions, lines) if _ELIDED not in line}
