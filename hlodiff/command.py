@@ -10,6 +10,7 @@ the command line, the analysis and the renderers, it is ready when asked
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -18,4 +19,21 @@ def main() -> None:
     if sys.argv[1:2] == ["diff"]:
         pool.start_early(sys.argv[2:])
     from .cli import main as command_line
-    command_line()
+    try:
+        command_line()
+    except SystemExit as end:
+        _exit_now(end.code)
+
+
+def _exit_now(code: object) -> None:
+    """End the process with ``code`` once its output is out, without tearing
+    the interpreter down: that frees, one object at a time, every module a
+    diff loaded (Lark, rich, click, hlodiff) and what they hold, 0.03-0.04 s
+    that the system does at once. The command's files are written and
+    closed by then: nothing is left for ``atexit``."""
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)  # what SystemExit does with a message
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)

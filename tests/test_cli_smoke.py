@@ -22,3 +22,26 @@ def test_a_reader_that_leaves_early_ends_the_command_as_sigpipe_not_as_different
         process.stdout.close()  # the reader is gone before anything is written
         error = process.stderr.read().decode()
         assert process.wait() == -signal.SIGPIPE and "Traceback" not in error, error
+
+
+def test_the_command_ends_with_all_it_wrote_and_its_exit_code(tmp_path):
+    # hlodiff/command.py ends the process without tearing Python down: what
+    # sits in the output buffers (a file is block-buffered) must be out first.
+    import json
+    import subprocess
+    import sys
+
+    from conftest import CORPUS
+    run = CORPUS / "jax_learning_rate"
+    for args, code in ((["diff", "--no-cache", str(run / "run_a"), str(run / "run_b")], 1),
+                       (["diff", "--no-cache", str(run / "run_a"), str(run / "run_a")], 0)):
+        report = tmp_path / "report.json"
+        with report.open("w") as out:
+            done = subprocess.run([sys.executable, "-m", "hlodiff", *args, "--format", "json"],
+                                  stdout=out, stderr=subprocess.PIPE, text=True)
+        assert (done.returncode, done.stderr) == (code, "")
+        assert json.loads(report.read_text())["same_executable"] is (code == 0)
+    missing = subprocess.run([sys.executable, "-m", "hlodiff", "diff", str(tmp_path / "nope"),
+                              str(run / "run_b")], capture_output=True, text=True)
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.startswith("hlodiff: error: ") and missing.stderr.count("\n") == 1
