@@ -184,7 +184,8 @@ def start_early(arguments: list[str]) -> None:
 
 
 def _bytes_in(argument: str) -> int:
-    """The bytes of a file, or of the files directly in a directory (a dump); 0 for anything else."""
+    """The bytes of a file, or of the files directly in a directory (a dump);
+    0 for anything else."""
     try:
         if os.path.isdir(argument):
             with os.scandir(argument) as entries:

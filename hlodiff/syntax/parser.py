@@ -31,7 +31,8 @@ from .literals import LiteralError, element_bits_of
 from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
 from .reader import TextReader
-from .values import PieceError, alias_entries, check_attribute, parse_shape, parse_value, split_operands
+from .values import (PieceError, alias_entries, check_attribute, parse_shape, parse_value,
+                     split_operands)
 
 
 @v_args(inline=True)

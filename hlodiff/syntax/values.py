@@ -364,8 +364,11 @@ def alias_entries(name: str, text: str) -> list[tuple]:
             if not _SHAPE_INDEX.fullmatch(index):
                 raise PieceError(at, f"shape index {index} must be {{}} or {{integers}}")
         number, index = int(param), tuple(map(int, _INDEX.findall(param_index)))
-        entries.append((tuple(map(int, _INDEX.findall(out_index))), number, index, kind or "may-alias")
-                       if name == "input_output_alias" else (number, index))
+        if name == "input_output_alias":
+            output = tuple(map(int, _INDEX.findall(out_index)))
+            entries.append((output, number, index, kind or "may-alias"))
+        else:
+            entries.append((number, index))
     return entries
 
 
