@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..model import (CALL_ATTRIBUTES, Attribute, Computation, Instruction, Literal, Module, Origin,
@@ -252,6 +253,11 @@ class _ComputationDiff:
         self._users_a = None
         self._users_b = None
 
+    @cached_property
+    def reverse(self) -> dict[str, str]:
+        """The pairs of instructions, b's name to a's."""
+        return {y: x for x, y in self.match.pairs.items()}
+
     # origins ------------------------------------------------------------------------
 
     def _origin(self, module: Module, instruction: Instruction, side: str) -> Origin:
@@ -276,7 +282,6 @@ class _ComputationDiff:
         out: list[Change] = self._thread_change()
         if m.unchanged:  # the same text in both runs: nothing else can differ
             return out
-        self.reverse = {y: x for x, y in m.pairs.items()}
         code_a, code_b = self.alignment.fingerprints or (None, None)
         self.values_a, self.values_b = _ValueKeys(m.a, code_a), _ValueKeys(m.b, code_b)
         for y in m.b.instructions:
@@ -420,8 +425,7 @@ class _ComputationDiff:
         only: an unscheduled computation XLA prints in its own order,
         operands first, not the text's (XLA's print of an external Graphcore
         module moves a ROOT tuple above an after-all the tuple does not read)."""
-        pairs = self.match.pairs
-        reverse = {y: x for x, y in pairs.items()}
+        pairs, reverse = self.match.pairs, self.reverse
         order_a = [i.name for i in self.match.a.instructions if i.name in pairs]
         order_b = [reverse[i.name] for i in self.match.b.instructions if i.name in reverse]
         moved = next((k for k, (x, y) in enumerate(zip(order_a, order_b)) if x != y), None)
