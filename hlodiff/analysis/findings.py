@@ -276,9 +276,9 @@ def _donation(old: str | None, new: str | None) -> str:
 def _donated(text: str | None) -> list[int]:
     from ..syntax.values import PieceError, alias_entries  # here: a cached report loads no parser
     try:
-        entries = alias_entries("input_output_alias", text) if text else []
+        entries = alias_entries("input_output_alias", text) if text else ()
     except PieceError:  # the parser let it through: say what can be read
-        entries = []
+        entries = ()
     return sorted({parameter for _, parameter, _, _ in entries})
 
 

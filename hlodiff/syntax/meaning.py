@@ -415,5 +415,5 @@ def _alias_table(name: str, text: str) -> Any:
         first: dict[tuple, tuple] = {}
         for output, *alias in entries:
             first.setdefault(output, tuple(alias))
-        entries = list(first.items())
+        return frozenset(first.items()) or None
     return frozenset(entries) or None

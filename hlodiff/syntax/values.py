@@ -329,14 +329,16 @@ _SHAPE_INDEX = re.compile(r"\{\s*(?:\d+\s*(?:,\s*\d+\s*)*)?\}")
 _INDEX = re.compile(r"\d+")
 
 
-def alias_entries(name: str, text: str) -> list[tuple]:
+@lru_cache(maxsize=64)
+def alias_entries(name: str, text: str) -> tuple[tuple, ...]:
     """The entries of ``input_output_alias={ {0}: (0, {}, may-alias), ... }``
     ((output index, parameter, parameter index, kind), the kind may-alias
     where none is written) or ``buffer_donor={ (0, {}) }`` ((parameter,
     parameter index)), indices as tuples of ints; raises PieceError where
     XLA's parser would. Read with regular expressions: a train step's table
     has an entry per parameter, hundreds, which the generic value grammar
-    reads a hundred times slower."""
+    reads a hundred times slower. Kept: both runs' headers hold the same
+    table, which the parser checks and the differ then compares."""
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")):
         raise PieceError(0, f"{name} must be a brace-enclosed list")
@@ -369,7 +371,7 @@ def alias_entries(name: str, text: str) -> list[tuple]:
             entries.append((output, number, index, kind or "may-alias"))
         else:
             entries.append((number, index))
-    return entries
+    return tuple(entries)
 
 
 def attribute_error(attr: Attribute, message: str) -> HloSyntaxError:
