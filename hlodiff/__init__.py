@@ -4,33 +4,39 @@ The public API: ``compare(a, b)`` explains why two programs differ, from
 dumps, HLO text, a ``Module`` or what a framework hands you (``capture``);
 ``parse`` / ``parse_file`` read HLO text into a ``Module``; errors are
 ``HlodiffError`` (``HloSyntaxError`` for bad HLO text). Importing hlodiff
-imports no framework, no parser and no matcher: each loads on first use.
+imports no framework, no parser, no matcher and no dump reader: each loads
+on first use. pytest imports hlodiff in every project where it is installed
+(the ``hlo_snapshot`` fixture), and the installed command starts its worker
+before loading anything more than this (hlodiff/command.py).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .dumps import load_dump
 from .errors import HlodiffError, HloSyntaxError
-from .model import (Attribute, Computation, Frame, Instruction, Layout, Literal, Module,
-                    Origin, Shape, StackFrameTable)
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .comparison import Comparison
+    from .dumps import load_dump
     from .integrations.capture import Capture
+    from .model import (Attribute, Computation, Frame, Instruction, Layout, Literal, Module,
+                        Origin, Shape, StackFrameTable)
 
 _PARSER = frozenset({"check", "parse", "parse_file"})
+_MODEL = ("Attribute", "Computation", "Frame", "Instruction", "Layout", "Literal", "Module",
+          "Origin", "Shape", "StackFrameTable")
 _LAZY = {"Capture": ".integrations.capture", "capture": ".integrations.capture",
-         "Comparison": ".comparison"}
+         "Comparison": ".comparison", "load_dump": ".dumps", **dict.fromkeys(_MODEL, ".model")}
 
 
 def __getattr__(name: str):
     """``parse``, ``parse_file`` and ``check`` load the parser (and Lark) on
     first use: the CLI, when it serves a diff from the cache, never needs it.
-    ``capture`` and its kin load with their first use too."""
+    The model, ``load_dump``, ``capture`` and their kin load with their first
+    use too."""
     if name in _PARSER:
         from .syntax import parser
         return getattr(parser, name)

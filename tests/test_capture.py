@@ -162,6 +162,18 @@ def test_importing_hlodiff_imports_no_framework_parser_or_matcher():
     assert out.strip() == "[]"
 
 
+def test_pytest_loading_the_plugin_loads_no_dump_reader_or_model():
+    # pytest imports the plugin (so hlodiff) in every project where hlodiff is
+    # installed; the public names still all resolve, each on first use.
+    probe = ("import sys, hlodiff.pytest_plugin; "
+             "print(sorted(m for m in sys.modules if m.startswith('hlodiff.') and "
+             "m not in ('hlodiff.errors', 'hlodiff.pytest_plugin'))); "
+             "print(all(getattr(hlodiff, name) for name in hlodiff.__all__))")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                         text=True).stdout
+    assert out.split("\n")[:2] == ["[]", "True"]
+
+
 def test_a_capture_compares_with_a_dump_directory(runs):
     """The compile input JAX lowers has no compile options yet; XLA writes two of
     them into the header of the module it dumps. Those two header attributes
