@@ -11,10 +11,11 @@ jax_flax_after_only_init_largest.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
-from conftest import run_cli
+from conftest import CORPUS, run_cli
 from hlodiff.analysis.compare import compare
 
 REDUCE = """HloModule jit_f, entry_computation_layout={(f32[16,8]{1,0})->f32[16]{0}}
@@ -175,3 +176,23 @@ def test_without_a_root_the_last_line_is_the_root(tmp_path):
     # XLA's parser takes the last instruction when no line says ROOT
     report, code = diff(tmp_path, NEGATED, NEGATED.replace("ROOT %negate.5", "%negate.5"))
     assert code == 0 and report["same_executable"] is True
+
+
+def test_a_flag_whose_value_says_version_is_a_flag_and_buries_no_cause(tmp_path):
+    # An XLA flag is told from a version difference by what its detail starts
+    # with: a cache path ".../version3/..." once made the flag read as a JAX
+    # upgrade, with the upgrade's advice, and the op the model added folded
+    # under it as "follows from it".
+    for run in ("run_a", "run_b"):
+        shutil.copytree(CORPUS / "jax_op_added" / run, tmp_path / run)
+    options = tmp_path / "run_b" / "module_0006.jit_train_step.debug_options"
+    options.write_text(options.read_text()
+                       + 'xla_gpu_kernel_cache_file: "/cache/version3/kernels.bin"\n')
+    result = run_cli("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"), "--format",
+                     "json", "--no-cache", expect=1)
+    findings = json.loads(result.stdout)["findings"]
+    assert [f["kind"] for f in findings] == ["environment", "op_added"]
+    flag, added = findings
+    assert flag["advice"].startswith("XLA_FLAGS differ") and flag["derived"] == []
+    assert (added["new"], added["origin"]["source_file"], added["origin"]["source_line"]) == \
+        ("tanh f32[16,8,32]{2,1,0}", "corpus/gen/jax_cases.py", 130)

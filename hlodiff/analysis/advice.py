@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..dumps.environment import is_version
 from ..model import element_value
 from .findings import Finding
 
@@ -49,6 +50,12 @@ def _shrinks(finding: Finding) -> bool:
     return bool(pairs) and all(int(n) < int(o) for o, n in pairs)
 
 
+def _version(finding: Finding) -> bool:
+    """A version difference, by what its detail starts with (a flag's value may
+    hold the word: hlodiff/dumps/environment.py)."""
+    return is_version(finding.detail)
+
+
 def _named(*words: str) -> Callable[[Finding], bool]:
     def test(finding: Finding) -> bool:
         text = " ".join(filter(None, [finding.detail, finding.summary] +
@@ -58,7 +65,7 @@ def _named(*words: str) -> Callable[[Finding], bool]:
 
 
 RULES = (
-    Rule("environment", None, _named("version"),
+    Rule("environment", None, _version,
          "The runs used different framework or XLA versions: pin the same versions "
          "(and jaxlib/XLA build) in both, or expect every program to recompile."),
     Rule("environment", None, _named("flag", "debug_options"),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
-from ..dumps.environment import VERSION, cache_paths_differ, differences, environment
+from ..dumps.environment import cache_paths_differ, differences, environment, is_version
 from ..dumps.mlir import mlir_type, read_constants, settle
 from ..dumps.naming import program_name
 from ..errors import HlodiffError
@@ -183,7 +183,7 @@ def _version_for_the_run(programs: list[ProgramDiff]) -> list[ProgramDiff]:
 
 
 def _is_version(change: Change) -> bool:
-    return change.kind == "environment" and change.detail.startswith(VERSION)
+    return change.kind == "environment" and is_version(change.detail)
 
 
 def _module_number_detail(old: int, new: int) -> str:

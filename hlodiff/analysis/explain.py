@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..dumps.environment import is_version
 from ..model import Module, element_value
 from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
@@ -304,7 +305,7 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
 
 
 def _is_version(finding: Finding) -> bool:
-    return finding.kind == "environment" and "version" in finding.detail
+    return finding.kind == "environment" and is_version(finding.detail)
 
 
 def _is_device_count(finding: Finding) -> bool:

@@ -118,6 +118,13 @@ def _flags(module: DumpModule) -> dict[str, str] | None:
     return options
 
 
+def is_version(detail: str) -> bool:
+    """Does an environment difference's detail say that the versions differ?
+    Only its first words tell: a flag's value may hold the word too (a cache
+    path ".../version3/..."), and a flag is no version."""
+    return detail.startswith(VERSION)
+
+
 @dataclass(frozen=True)
 class Difference:
     """One environment difference: what, old, new, and a sentence about it."""
