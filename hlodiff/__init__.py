@@ -46,6 +46,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'hlodiff' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """What is here and what loads on first use: completion offers both."""
+    return sorted(set(globals()) | _PARSER | set(_LAZY))
+
+
 def compare(a: Any, b: Any, *, select: str | None = None) -> Comparison:
     """Why ``a`` and ``b`` would not share an executable, as ``hlodiff diff`` says it.
 

@@ -168,10 +168,13 @@ def test_pytest_loading_the_plugin_loads_no_dump_reader_or_model():
     probe = ("import sys, hlodiff.pytest_plugin; "
              "print(sorted(m for m in sys.modules if m.startswith('hlodiff.') and "
              "m not in ('hlodiff.errors', 'hlodiff.pytest_plugin'))); "
-             "print(all(getattr(hlodiff, name) for name in hlodiff.__all__))")
+             "print(all(getattr(hlodiff, name) for name in hlodiff.__all__)); "
+             "import hlodiff.dumps as dumps; "
+             "print(set(hlodiff.__all__) <= set(dir(hlodiff)), "
+             "set(dumps.__all__) <= set(dir(dumps)))")  # what completion offers
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
                          text=True).stdout
-    assert out.split("\n")[:2] == ["[]", "True"]
+    assert out.split("\n")[:3] == ["[]", "True", "True True"]
 
 
 def test_a_capture_compares_with_a_dump_directory(runs):

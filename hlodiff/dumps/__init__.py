@@ -40,4 +40,9 @@ def __getattr__(name: str):
     module, defined_as = _WHERE[name]
     return getattr(import_module(f".{module}", __name__), defined_as)
 
+
+def __dir__() -> list[str]:
+    """What is here and what loads on first use: completion offers both."""
+    return sorted(set(globals()) | set(_WHERE))
+
 __all__ = sorted(_WHERE)
