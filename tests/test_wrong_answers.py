@@ -196,3 +196,59 @@ def test_a_flag_whose_value_says_version_is_a_flag_and_buries_no_cause(tmp_path)
     assert flag["advice"].startswith("XLA_FLAGS differ") and flag["derived"] == []
     assert (added["new"], added["origin"]["source_file"], added["origin"]["source_line"]) == \
         ("tanh f32[16,8,32]{2,1,0}", "corpus/gen/jax_cases.py", 130)
+
+
+@pytest.mark.parametrize("option_a, option_b, old, new", [
+    # a repeated field: XLA writes one line per value
+    ('xla_disable_hlo_passes: "all-gather-combiner"\nxla_disable_hlo_passes: "cse"\n',
+     'xla_disable_hlo_passes: "cse"\n', '"all-gather-combiner", "cse"', '"cse"'),
+    # a map: one message per entry, over several lines, as jax 0.10.2 wrote them
+    ('xla_backend_extra_options: {\n  key: "-inline-threshold"\n  value: "200"\n}\n'
+     'xla_backend_extra_options: {\n  key: "-unroll-threshold"\n  value: "100"\n}\n',
+     'xla_backend_extra_options: {\n  key: "-unroll-threshold"\n  value: "100"\n}\n',
+     '{ key: "-inline-threshold" value: "200" }, { key: "-unroll-threshold" value: "100" }',
+     '{ key: "-unroll-threshold" value: "100" }'),
+])
+def test_flags_given_more_than_once_are_compared_whole(tmp_path, option_a, option_b, old, new):
+    # Read one line per name, the last value won, and two runs with different
+    # pass lists said "Same executable, no recompile" (exit 0) while JAX wrote
+    # a different persistent-cache entry for each (jax 0.10.2, checked).
+    for run, option in (("run_a", option_a), ("run_b", option_b)):
+        shutil.copytree(CORPUS / "jax_op_added" / "run_a", tmp_path / run)
+        sidecar = tmp_path / run / "module_0006.jit_train_step.debug_options"
+        sidecar.write_text(sidecar.read_text() + option)
+    report = json.loads(run_cli("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    assert report["recompiles"] is True
+    flag, = report["findings"]
+    name = option_b.partition(":")[0].partition(" {")[0]
+    assert (flag["kind"], flag["old"], flag["new"], flag["affects"]) == (
+        "environment", f"{name}: {old}", f"{name}: {new}", ["jax_cache_key"])
+
+
+def _many_parameters(partitions: str) -> str:
+    """A program of 400 parameters, as a train step's header lists them: the
+    device count comes after 6 kB of layout."""
+    shapes = ", ".join(["f32[8,8]{1,0}"] * 400)
+    lines = [f"HloModule jit_update, entry_computation_layout={{({shapes})->f32[8,8]{{1,0}}}}"
+             f"{partitions}", "", "ENTRY %main.1 (" + ", ".join(
+                 f"p.{i}: f32[8,8]" for i in range(400)) + ") -> f32[8,8] {"]
+    lines += [f"  %p.{i} = f32[8,8]{{1,0}} parameter({i})" for i in range(400)]
+    lines += ["  ROOT %add.500 = f32[8,8]{1,0} add(%p.0, %p.399)", "}", ""]
+    return "\n".join(lines)
+
+
+def test_a_device_count_is_read_however_long_the_header(tmp_path):
+    # Only the header's first 4,000 characters were read: a program with many
+    # parameters on two devices showed "attribute (none) -> 2" as its own cause
+    # instead of the device count it follows from (helper session, jax 0.10.2
+    # dumps of a 120-parameter update sharded over 2 devices).
+    for run, partitions in (("run_a", ""), ("run_b", ", num_partitions=2")):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "module_0006.jit_update.before_optimizations.txt").write_text(
+            _many_parameters(partitions))
+    report = json.loads(run_cli("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    top, = report["findings"]
+    assert (top["kind"], top["new"]) == ("environment", "2 devices (num_partitions=2)")
+    assert [d["kind"] for d in top["derived"]] == ["attribute"]

@@ -20,10 +20,12 @@ re-print of it differ there.
 (Which sidecars a dump holds would tell too, .debug_options and the module
 folder with module.mlir come with JAX 0.5, but people and tools prune them.)
 
-The flags come from ``.debug_options`` (one ``name: value`` per line, only
-those not at their default); the platform from the after-optimizations file
-name (``cpu_``, ``sm_8.0_gpu_``); the device count from the module header
-(``replica_count``, ``num_partitions``).
+The flags come from ``.debug_options`` (protobuf text: ``name: value`` lines,
+a repeated option once per value, only those not at their default); the
+platform from the after-optimizations file name (``cpu_``, ``sm_8.0_gpu_``);
+the device count from the module header (``replica_count``,
+``num_partitions``), read to its end: a train step's header restates every
+parameter's layout first, tens of kilobytes.
 """
 
 from __future__ import annotations
@@ -85,10 +87,27 @@ def environment(module: DumpModule) -> Environment:
     after = module.stage_file(AFTER)
     platform = after.stage.platform if after is not None and after.stage is not None else None
     # 1 is XLA's default for both: printed or not, it is one device
-    devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(head[:4000])
+    devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(_header(module))
                            if int(v) != 1))
     flags = _flags(module)
     return Environment(tuple(traits), platform, devices, flags or {}, flags is not None)
+
+
+def _header(module: DumpModule) -> str:
+    """The ``HloModule`` line of the file ``_head`` reads, whole (XLA prints it first)."""
+    file = module.stage_file(BEFORE) or module.primary
+    if file is None:
+        return ""
+    try:
+        with open(module.root / file.relative, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("HloModule"):
+                    return line
+                if line.strip() and not line.startswith("//"):
+                    return ""  # the header comes before anything else
+    except OSError:
+        pass
+    return ""
 
 
 def _head(module: DumpModule) -> str:
@@ -110,12 +129,30 @@ def _flags(module: DumpModule) -> dict[str, str] | None:
         text = (module.root / sidecar.relative).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    options = {}
+    return {key: value for key, value in debug_options(text).items() if key not in IGNORED_FLAGS}
+
+
+def debug_options(text: str) -> dict[str, str]:
+    """The options of a ``.debug_options`` file (DebugOptions in protobuf text
+    format), each with all it says: a repeated field (``xla_disable_hlo_passes``
+    once per pass) its values in order, a message (a map entry of
+    ``xla_backend_extra_options``) its lines, on one line. Keeping only one
+    line per name would make runs with different pass lists look alike."""
+    values: dict[str, list[str]] = {}
+    key = None
     for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip() not in IGNORED_FLAGS:
-            options[key.strip()] = value.strip()
-    return options
+        if key is not None and (line[:1].isspace() or line.strip() == "}"):
+            values[key][-1] += " " + line.strip()  # inside the message opened above
+            continue
+        name, sep, value = line.partition(":")
+        if not sep and line.rstrip().endswith("{"):  # "name {": a message without its colon
+            name, value = line.rstrip()[:-1], "{"
+        elif not sep:
+            key = None
+            continue
+        key = name.strip()
+        values.setdefault(key, []).append(value.strip())
+    return {key: ", ".join(found) for key, found in values.items()}
 
 
 def is_version(detail: str) -> bool:
