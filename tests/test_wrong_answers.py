@@ -11,7 +11,11 @@ jax_flax_after_only_init_largest.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -252,3 +256,34 @@ def test_a_device_count_is_read_however_long_the_header(tmp_path):
     top, = report["findings"]
     assert (top["kind"], top["new"]) == ("environment", "2 devices (num_partitions=2)")
     assert [d["kind"] for d in top["derived"]] == ["attribute"]
+
+
+def _frozen_weights_run(folder, scale: str, *flags: str):
+    """A real JAX run of tests/programs/jax_frozen_weights.py, dumped to ``folder``."""
+    program = Path(__file__).parent / "programs" / "jax_frozen_weights.py"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu",
+           "XLA_FLAGS": " ".join((f"--xla_dump_to={folder}", *flags))}
+    subprocess.run([sys.executable, str(program), scale], env=env, check=True,
+                   capture_output=True)
+    return folder
+
+
+def test_weights_printed_in_one_run_only_are_compared_by_their_values(tmp_path):
+    # One run dumped with --xla_dump_large_constants printed the weights, the
+    # other {...}: hlodiff said "constant { { 0, 1, 2, ... -> {...}" and
+    # "different executables" for the same weights. The printed run is no
+    # evidence of a change; JAX's module.mlir holds both runs' values.
+    printed = _frozen_weights_run(tmp_path / "printed", "1", "--xla_dump_large_constants=true")
+    same = _frozen_weights_run(tmp_path / "same", "1")
+    other = _frozen_weights_run(tmp_path / "other", "2")
+    for a, b in ((printed, same), (same, printed)):
+        report = json.loads(run_cli("diff", str(a), str(b), "--format", "json", "--no-cache",
+                                    expect=None).stdout)
+        assert report["same_executable"] is True
+        assert [f["kind"] for f in report["findings"]] == ["environment"]
+        assert "xla_dump_large_constants" in report["findings"][0]["detail"]
+    report = json.loads(run_cli("diff", str(printed), str(other), "--format", "json",
+                                "--no-cache", expect=1).stdout)
+    assert report["same_executable"] is False
+    changed = [f for f in report["findings"] if f["kind"] == "elided_constant"]
+    assert len(changed) == 1 and "module.mlir shows different values" in changed[0]["detail"]

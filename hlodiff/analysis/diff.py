@@ -509,6 +509,12 @@ class _ComputationDiff:
         if x.shape is not None and y.shape is not None and str(x.shape.without_layout()) != str(
                 y.shape.without_layout()):
             return []  # a shape change says it already; the values cannot line up
+        if lx.elided or ly.elided:  # printed in one run only: the other's values are unknown
+            unprinted = "run a" if lx.elided else "run b"
+            return [self._change("elided_constant", lx.text, ly.text, x, y,
+                                 f"{y.shape}: values not printed in {unprinted} (one run was "
+                                 "dumped with XLA_FLAGS=--xla_dump_large_constants)",
+                                 element_type=element_type)]
         if lx == ly:
             return []
         detail = _element_differences(lx, ly) if not lx.parts else ""
