@@ -287,3 +287,22 @@ def test_weights_printed_in_one_run_only_are_compared_by_their_values(tmp_path):
     assert report["same_executable"] is False
     changed = [f for f in report["findings"] if f["kind"] == "elided_constant"]
     assert len(changed) == 1 and "module.mlir shows different values" in changed[0]["detail"]
+
+
+def test_a_renamed_scope_never_tops_what_made_the_executables_differ(tmp_path):
+    # A renamed name_scope (metadata: no executable differs for it) beside a
+    # change XLA made after optimization only (the thread partitions of a
+    # machine with more cores, corpus/gen/HASHES.md): the rename was the "Top
+    # cause" of "different executables", and the change claimed to move JAX's
+    # key, which hashes the compile input, equal in both runs.
+    for run in ("run_a", "run_b"):
+        shutil.copytree(CORPUS / "jax_named_scope_rename" / run, tmp_path / run)
+    optimized = tmp_path / "run_b" / "module_0006.jit_train_step.cpu_after_optimizations.txt"
+    optimized.write_text(optimized.read_text().replace('"outer_dimension_partitions":["2"]',
+                                                       '"outer_dimension_partitions":["4"]'))
+    report = json.loads(run_cli("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    assert (report["recompiles"], report["same_executable"]) == (False, False)
+    assert [(f["kind"], f["stage"], f["affects"]) for f in report["findings"]] == [
+        ("attribute", "after_optimizations", ["xla_executable_fingerprint"]),
+        ("metadata", "both", ["xla_executable_fingerprint"])]

@@ -37,7 +37,8 @@ from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
 from .findings import Finding, Where, finding, group
-from .hashes import COMPILE_INPUT, HASHES, OUTSIDE_KINDS, applicable, compiled, rule, verdicts
+from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
+                     rule, verdicts)
 
 if TYPE_CHECKING:
     from .align import Alignment
@@ -253,14 +254,25 @@ def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdic
     findings += [finding(c.kind, "both", [c], summary=_outside_summary(c)) for c in program.outside]
     findings = _fold_environment(findings)
     keys = {h.name for h in applicable(program.framework)}
+    # Seen only after optimization, beside a compile input that was compared:
+    # a key over the compile input does not see it.
+    input_compared = any(s.stage == BEFORE for s in program.stages)
+    after_only = {h for h in keys if rule(h).stage == COMPILE_INPUT} if input_compared else set()
     findings = [replace(f, program=program.program, advice=advice_for(f, program.framework),
-                        affects=tuple(h for h in f.affects if h in keys),
-                        derived=tuple(replace(d, affects=tuple(h for h in d.affects if h in keys))
+                        affects=_moved(f, keys, after_only),
+                        derived=tuple(replace(d, affects=_moved(d, keys, after_only))
                                       for d in f.derived))
                 for f in findings]
     findings.sort(key=_rank)
     verdict = _verdict(program, findings)
     return findings, verdict
+
+
+def _moved(finding: Finding, keys: set[str], unseen_after: set[str]) -> tuple[str, ...]:
+    """The hashes of ``keys`` the finding moves; ``unseen_after``: those that
+    do not see a change found after optimization only."""
+    return tuple(h for h in finding.affects
+                 if h in keys and not (finding.stage == AFTER and h in unseen_after))
 
 
 def _stage_findings(stage: StageDiff) -> list[Finding]:
@@ -344,11 +356,14 @@ def _partitioning(finding: Finding) -> bool:
 
 
 def _rank(finding: Finding) -> tuple:
-    """The environment first; then what moves a cache key; among those, causes
+    """The environment first; then what moves a cache key; among those, what
+    changes the compiled program before what only renames or re-describes it
+    (a renamed scope never explains different executables); then causes
     visible in the compile input; then by kind; then with a source line; then
     the most frequent."""
     return (finding.kind != "environment",
             not finding.moves_a_hash and finding.kind != "elided_constant",
+            finding.kind in NEVER_COMPILED,
             finding.stage == AFTER, PRIORITY.get(finding.kind, 4.5),
             finding.origin.location is None, -finding.count, finding.old or "", finding.new or "")
 

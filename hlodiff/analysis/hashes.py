@@ -66,7 +66,8 @@ EXECUTABLE = "executable"  # the module after optimization: what runs
 # What differs outside the HLO text: the environment (flags, versions), the
 # program's name, the module's number in the dump (programs built before it).
 OUTSIDE_KINDS = frozenset({"environment", "program_name", "module_number"})
-_NEVER_COMPILED = frozenset({"metadata", "module_added", "module_removed", "module_number",
+# Kinds of change that leave the compiled program as it is (names, metadata, numbering).
+NEVER_COMPILED = frozenset({"metadata", "module_added", "module_removed", "module_number",
                             "program_name"})
 # What the entry's interface is made of: its parameters' number, order, shapes, dtypes.
 _INTERFACE = frozenset({"parameter", "parameter_order", "constant_to_parameter",
@@ -145,7 +146,7 @@ def applicable(framework: str | None) -> tuple[HashRule, ...]:
 
 def compiled(change: Change) -> bool:
     """Does the change touch what is compiled (not only names and metadata)?"""
-    if change.kind in _NEVER_COMPILED:
+    if change.kind in NEVER_COMPILED:
         return False
     if change.kind == "elided_constant" and change.values_differ is False:
         return False
