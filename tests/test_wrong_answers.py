@@ -272,15 +272,22 @@ def test_weights_printed_in_one_run_only_are_compared_by_their_values(tmp_path):
     # One run dumped with --xla_dump_large_constants printed the weights, the
     # other {...}: hlodiff said "constant { { 0, 1, 2, ... -> {...}" and
     # "different executables" for the same weights. The printed run is no
-    # evidence of a change; JAX's module.mlir holds both runs' values.
+    # evidence of a change; JAX's module.mlir holds both runs' values. The
+    # optimized texts differ all the same, and XLA's fingerprint hashes them:
+    # jax 0.10.2 printed 162919818532015834516778360817889759812 with the flag,
+    # 568770539812610519517866308218863437302 without, for these weights.
     printed = _frozen_weights_run(tmp_path / "printed", "1", "--xla_dump_large_constants=true")
     same = _frozen_weights_run(tmp_path / "same", "1")
     other = _frozen_weights_run(tmp_path / "other", "2")
     for a, b in ((printed, same), (same, printed)):
         report = json.loads(run_cli("diff", str(a), str(b), "--format", "json", "--no-cache",
                                     expect=None).stdout)
-        assert report["same_executable"] is True
-        assert [f["kind"] for f in report["findings"]] == ["environment"]
+        assert (report["recompiles"], report["same_executable"]) == (True, True)
+        assert {h["name"]: h["changed"] for h in report["hashes"]} == {
+            "jax_cache_key": True, "xla_executable_fingerprint": True}
+        assert [(f["kind"], f["affects"]) for f in report["findings"]] == [
+            ("environment", ["jax_cache_key"]),
+            ("elided_constant", ["xla_executable_fingerprint"])]
         assert "xla_dump_large_constants" in report["findings"][0]["detail"]
     report = json.loads(run_cli("diff", str(printed), str(other), "--format", "json",
                                 "--no-cache", expect=1).stdout)
@@ -306,3 +313,44 @@ def test_a_renamed_scope_never_tops_what_made_the_executables_differ(tmp_path):
     assert [(f["kind"], f["stage"], f["affects"]) for f in report["findings"]] == [
         ("attribute", "after_optimizations", ["xla_executable_fingerprint"]),
         ("metadata", "both", ["xla_executable_fingerprint"])]
+
+
+def _copy_with(tmp_path, case: str, pattern: str, replace, files: str):
+    """corpus ``case``'s run_a twice, run b's ``files`` edited with ``re.sub``."""
+    import re
+    for run in ("run_a", "run_b"):
+        shutil.copytree(CORPUS / case / "run_a", tmp_path / run)
+    for path in (tmp_path / "run_b").glob(files):
+        path.write_text(re.sub(pattern, replace, path.read_text()))
+    return json.loads(run_cli("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"),
+                              "--format", "json", "--no-cache", expect=None).stdout)
+
+
+def test_source_lines_moved_in_the_frame_tables_move_the_fingerprint(tmp_path):
+    # A comment added above the jitted function moves every line in JAX's
+    # FileLocations table, and no instruction's text (they say stack_frame_id=N):
+    # hlodiff found nothing and said "XLA executable fingerprint: unchanged",
+    # which moves for a moved line (corpus/gen/HASHES.md, experiment source_line).
+    report = _copy_with(tmp_path, "jax_learning_rate", r"\bline=(\d+) end_line=(\d+)",
+                        lambda m: f"line={int(m[1]) + 1} end_line={int(m[2]) + 1}",
+                        "module_0006.jit_train_step.*.txt")
+    assert (report["recompiles"], report["same_executable"]) == (False, True)
+    assert {h["name"]: h["changed"] for h in report["hashes"]} == {
+        "jax_cache_key": False, "xla_executable_fingerprint": True}
+    moved, = report["findings"]
+    assert (moved["kind"], moved["affects"]) == ("metadata", ["xla_executable_fingerprint"])
+    assert moved["summary"].startswith("source locations moved at ")
+
+
+def test_tensorflow_installed_elsewhere_moves_its_persistent_key(tmp_path):
+    # TensorFlow records its own ops.py as every op's source_file: another
+    # install path is in the module proto its persistent key hashes
+    # (corpus/gen/HASHES_tf_torch.md). The origin leaves library files out, and
+    # hlodiff said "TF persistent XLA cache key: unchanged" with no finding.
+    report = _copy_with(tmp_path, "tf_learning_rate", "<site-packages>",
+                        "/opt/venv2/lib/python3.11/site-packages", "*.txt")
+    assert (report["recompiles"], report["same_executable"]) == (True, True)
+    keys = {h["name"]: h["changed"] for h in report["hashes"]}
+    assert keys["tf_persistent_cache_key"] is True and keys["tf_compile_signature"] is False
+    assert {f["kind"] for f in report["findings"]} == {"metadata"}
+    assert "/opt/venv2/lib/python3.11/site-packages" in report["findings"][0]["new"]

@@ -50,6 +50,11 @@ def _shrinks(finding: Finding) -> bool:
     return bool(pairs) and all(int(n) < int(o) for o, n in pairs)
 
 
+def _printed_once(finding: Finding) -> bool:
+    """A constant printed in one run, {...} in the other."""
+    return (finding.old == "{...}") != (finding.new == "{...}")
+
+
 def _version(finding: Finding) -> bool:
     """A version difference, by what its detail starts with (a flag's value may
     hold the word: hlodiff/dumps/environment.py)."""
@@ -124,6 +129,9 @@ RULES = (
     Rule("op_removed", None, _always,
          "The model code no longer runs these operations: expected after a code change; "
          "otherwise look for a Python branch on a configuration value {here}."),
+    Rule("elided_constant", None, _printed_once,
+         "One run printed this constant and the other did not (--xla_dump_large_constants "
+         "in one run only): dump both runs with the same flags to compare like with like."),
     Rule("elided_constant", None, _always,
          "XLA printed this constant as {...}: dump again with "
          "XLA_FLAGS=--xla_dump_large_constants (or keep module.mlir) to compare its values."),

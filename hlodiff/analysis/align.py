@@ -44,6 +44,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import ClassVar
 
 from rapidfuzz import fuzz
@@ -118,6 +119,12 @@ class Alignment:
     computation_pairs: dict[str, str] = field(default_factory=dict)
     fingerprints: tuple[Callable[[str], int], Callable[[str], int]] | None = \
         field(default=None, repr=False)
+
+    @cached_property
+    def frames_differ(self) -> bool:
+        """Do the stack frame tables differ, so that one stack_frame_id may
+        name another place in each run?"""
+        return self.a.frames != self.b.frames
 
     def same_code(self, a_name: str, b_name: str) -> bool:
         """Do computation ``a_name`` of a and ``b_name`` of b compute the same,

@@ -346,6 +346,11 @@ def _same_stage(a: DumpModule, b: DumpModule) -> None:
                            "two, so they always differ; compare two files of the same stage")
 
 
+_PRINTED_ONCE = ("printed in one run only (--xla_dump_large_constants): the compile input's "
+                 "values are the same, but the optimized texts differ, and XLA's fingerprint "
+                 "with them")
+
+
 def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> list[StageDiff]:
     """Settle constants both runs printed as ``{...}`` where the dumps allow it.
 
@@ -355,6 +360,9 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
     undecided, with the reason. After optimization such constants are folded
     from the compile input's: they differ if those differ, are undecided if
     those are, and are dropped when the compile input showed no difference.
+    A constant printed in one run only is never dropped from the optimized
+    stage: whatever its values, the optimized text XLA's fingerprint hashes
+    differs (hashes.moves).
     """
     has_before = any(s.stage == BEFORE for s in stages)
     mlir_a, mlir_b = _mlir_constants(a), _mlir_constants(b)
@@ -370,10 +378,10 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
                 # folded from the compile input's constants: as those go, so do these
                 differ = True if True in input_decided else None if None in input_decided \
                     else False
-                if differ is not False:
+                if differ is not False or change.old != change.new:
                     kept.append(replace(change, values_differ=differ, detail=(
                         "folded from constants of the compile input whose values differ"
-                        if differ else change.detail)))
+                        if differ else _PRINTED_ONCE if differ is False else change.detail)))
             elif mlir_a is not None and mlir_b is not None:
                 shape = stage.b.computation(change.computation).by_name[change.b].shape
                 tensor = mlir_type(shape)

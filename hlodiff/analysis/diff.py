@@ -530,7 +530,7 @@ class _ComputationDiff:
         the wiring; metadata as the origin it names."""
         tx = {n: t for n, t in x.attribute_items if n not in CALL_ATTRIBUTES and (only is None or n in only)}
         ty = {n: t for n, t in y.attribute_items if n not in CALL_ATTRIBUTES and (only is None or n in only)}
-        if tx == ty:
+        if tx == ty and not ("metadata" in tx and self._frames_moved(x, y)):
             return []
         kx, ky = dict(x.attribute_keys), dict(y.attribute_keys)
         out = []
@@ -547,12 +547,24 @@ class _ComputationDiff:
             detail = f"{name}: {where}" if where else name
             out.append(self._change("attribute", None if old is None else old.text,
                                     None if new is None else new.text, x, y, detail=detail))
-        if tx.get("metadata") != ty.get("metadata") and (only is None or "metadata" in only):
-            described = _metadata_difference(self.alignment.a.origin(x), self.alignment.b.origin(y))
+        if (only is None or "metadata" in only) and (
+                tx.get("metadata") != ty.get("metadata") or self._frames_moved(x, y)):
+            described = _metadata_difference(self.alignment.a.origin(x), self.alignment.b.origin(y)) \
+                or _library_source_difference(x.metadata, y.metadata)
             if described:
                 out.append(self._change("metadata", described[0], described[1], x, y,
                                         detail=described[2]))
         return out
+
+    def _frames_moved(self, x: Instruction, y: Instruction) -> bool:
+        """Do the frames two equal ``stack_frame_id=N`` name differ? The tables
+        say where a frame is; an edit above the jitted function moves its
+        lines there, and not in the instruction's text."""
+        a, b = self.alignment.a.frames, self.alignment.b.frames
+        if a is None or b is None or a is b or not self.alignment.frames_differ:
+            return False
+        fx, fy = x.metadata.get("stack_frame_id"), y.metadata.get("stack_frame_id")
+        return isinstance(fx, int) and isinstance(fy, int) and a.stack(fx) != b.stack(fy)
 
     def _parameter_count(self) -> list[Change]:
         na, nb = len(self.match.a.parameters), len(self.match.b.parameters)
@@ -678,6 +690,18 @@ def _element_differences(old: Literal, new: Literal, limit: int = 5) -> str:
     shown = ", ".join(f"[{i}]: {old.elements[i]} -> {new.elements[i]}" for i in differing[:limit])
     more = ", ..." if len(differing) > limit else ""
     return f"{shown}{more} ({len(differing)} of {len(old.elements)} elements differ)"
+
+
+def _library_source_difference(old: dict, new: dict) -> tuple[str, str, str] | None:
+    """(old, new, which fields) for a source location inside an installed package
+    (TensorFlow records its own ops.py on almost every op): no user's line, so
+    the origin leaves it out, yet it is metadata the hashes over the module
+    proto read (another install path moves them)."""
+    keys = [k for k in ("source_file", "source_line") if old.get(k) != new.get(k)]
+    if not keys:
+        return None
+    return (f"{old.get('source_file')}:{old.get('source_line')}",
+            f"{new.get('source_file')}:{new.get('source_line')}", ", ".join(keys))
 
 
 def _metadata_difference(old: Origin, new: Origin) -> tuple[str, str, str] | None:
