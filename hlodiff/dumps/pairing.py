@@ -13,8 +13,9 @@ graphs), so modules are paired on evidence, cheapest first:
    entry opcode sequence compared with rapidfuzz, sizes as a tie-break):
    ``STRUCTURE``.
 
-What is left was compiled in one run only, which is itself a finding: an
-extra compilation is a recompile. The differ consumes ``pair_dumps``.
+What is left was compiled in one run only: an extra compilation, which the
+report lists apart from the findings and the verdicts (README, "What the
+verdicts mean"). The differ consumes ``pair_dumps``.
 """
 
 from __future__ import annotations
