@@ -87,38 +87,34 @@ def environment(module: DumpModule) -> Environment:
     after = module.stage_file(AFTER)
     platform = after.stage.platform if after is not None and after.stage is not None else None
     # 1 is XLA's default for both: printed or not, it is one device
-    devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(_header(module))
+    devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(_header(head))
                            if int(v) != 1))
     flags = _flags(module)
     return Environment(tuple(traits), platform, devices, flags or {}, flags is not None)
 
 
-def _header(module: DumpModule) -> str:
-    """The ``HloModule`` line of the file ``_head`` reads, whole (XLA prints it first)."""
-    file = module.stage_file(BEFORE) or module.primary
-    if file is None:
-        return ""
-    try:
-        with open(module.root / file.relative, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("HloModule"):
-                    return line
-                if line.strip() and not line.startswith("//"):
-                    return ""  # the header comes before anything else
-    except OSError:
-        pass
-    return ""
-
-
 def _head(module: DumpModule) -> str:
+    """The first characters of the module's compile input (else of its only
+    file), and on to the end of its ``HloModule`` line, which XLA prints first:
+    a train step's header restates every parameter's layout, tens of kB."""
     file = module.stage_file(BEFORE) or module.primary
     if file is None:
         return ""
     try:
         with open(module.root / file.relative, encoding="utf-8", errors="replace") as f:
-            return f.read(_READ_LIMIT)
+            head = f.read(_READ_LIMIT)
+            return head if "\n" in head else head + f.readline()
     except OSError:
         return ""
+
+
+def _header(head: str) -> str:
+    """The ``HloModule`` line of a text's head."""
+    at = head.find("HloModule")
+    if at < 0:
+        return ""
+    end = head.find("\n", at)
+    return head[at:] if end < 0 else head[at:end]
 
 
 def _flags(module: DumpModule) -> dict[str, str] | None:
