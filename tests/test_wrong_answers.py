@@ -354,3 +354,25 @@ def test_tensorflow_installed_elsewhere_moves_its_persistent_key(tmp_path):
     assert keys["tf_persistent_cache_key"] is True and keys["tf_compile_signature"] is False
     assert {f["kind"] for f in report["findings"]} == {"metadata"}
     assert "/opt/venv2/lib/python3.11/site-packages" in report["findings"][0]["new"]
+
+
+def test_a_function_compiled_for_two_shapes_pairs_shape_with_shape(tmp_path):
+    # Run from a checkout with a longer path, the same program's modules grow
+    # by the path in their metadata. Of two same-named modules (one function,
+    # two shapes) the one closer in file size was paired: "Recompiles", top
+    # cause "parameter f32[32,16] -> s32[32]", exit 1, while every JAX cache
+    # key was the same (a helper session's real runs, jax 0.10.2).
+    program = Path(__file__).parent / "programs" / "jax_two_sums.py"
+    dumps = []
+    for checkout in ("p", "a_longer_checkout_directory_name_xxxxxxxxxxxxxxxx"):
+        (tmp_path / checkout).mkdir()
+        shutil.copy(program, tmp_path / checkout / "sums.py")
+        env = {**os.environ, "JAX_PLATFORMS": "cpu",
+               "XLA_FLAGS": f"--xla_dump_to={tmp_path / checkout / 'dump'}"}
+        subprocess.run([sys.executable, "sums.py"], cwd=tmp_path / checkout, env=env,
+                       check=True, capture_output=True)
+        dumps.append(tmp_path / checkout / "dump")
+    report = json.loads(run_cli("diff", *map(str, dumps), "--all", "--format", "json",
+                                "--no-cache", expect=0).stdout)
+    assert (report["recompiles"], report["same_executable"]) == (False, True)
+    assert {f["kind"] for f in report["findings"]} == {"metadata"}

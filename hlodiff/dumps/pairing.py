@@ -97,6 +97,7 @@ class Signature:
 
     histogram: Counter[str]
     entry: tuple[str, ...]  # opcodes of the entry computation, in order
+    interface: tuple[str, ...]  # the entry's parameter shapes, then its result's
     size: int
 
     def similarity(self, other: Signature) -> float:
@@ -112,14 +113,16 @@ def _size_ratio(a: int, b: int) -> float:
     return min(a, b) / max(a, b) if max(a, b) else 1.0
 
 
-def structure(path: Path) -> tuple[Counter[str], tuple[str, ...]]:
-    """The opcode histogram of the module at ``path`` and its entry
-    computation's opcodes: a ``Signature`` but for the size, read in a
+def structure(path: Path) -> tuple[Counter[str], tuple[str, ...], tuple[str, ...]]:
+    """The opcode histogram of the module at ``path``, its entry computation's
+    opcodes and its interface: a ``Signature`` but for the size, read in a
     worker where the dump is big (hlodiff/dumps/pool.py)."""
     from ..syntax.parser import parse_file
     module = parse_file(path)
     histogram = Counter(instruction.opcode for _, instruction in module.instructions())
-    return histogram, tuple(i.opcode for i in module.entry.instructions[:SEQUENCE_LIMIT])
+    entry = module.entry
+    interface = tuple(str(i.shape) for i in (*entry.parameters, entry.root))
+    return histogram, tuple(i.opcode for i in entry.instructions[:SEQUENCE_LIMIT]), interface
 
 
 class _Matcher:
@@ -163,7 +166,11 @@ class _Matcher:
 
     def _match_structure(self, modules_a: list[DumpModule], modules_b: list[DumpModule],
                          how: str, threshold: float) -> None:
-        """Greedy: the most alike pair first; equal scores in compile order."""
+        """Greedy: the most alike pair first; equal scores in compile order.
+        Modules of one name (NAME_STRUCTURE) pair first with one of the same
+        interface: a function jitted for two shapes is two programs, and
+        their structures, alike, would be told apart by file size alone, which
+        a longer checkout path in the metadata changes."""
         if not modules_a or not modules_b:
             return
         if len(modules_a) * len(modules_b) > STRUCTURE_BUDGET:
@@ -179,9 +186,12 @@ class _Matcher:
                     continue
                 score = signatures[a].similarity(signatures[b])
                 if score >= threshold:
-                    candidates.append((-score, abs(i - j), i + j, min(i, j), i, j, a, b))
+                    other_interface = how == NAME_STRUCTURE and \
+                        signatures[a].interface != signatures[b].interface
+                    candidates.append((other_interface, -score, abs(i - j), i + j, min(i, j), i,
+                                       j, a, b))
         # best first; ties by closeness in compile order, the same whichever run is a
-        for negative_score, *_, a, b in sorted(candidates, key=lambda c: c[:6]):
+        for _, negative_score, *_, a, b in sorted(candidates, key=lambda c: c[:7]):
             if a in self.free_a and b in self.free_b:
                 self._take(a, b, how, -negative_score)
 

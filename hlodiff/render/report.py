@@ -173,8 +173,9 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
         if extra else ""
     if report.recompiles is False and report.same_executable is True:
         quiet = len(report.findings)
-        tail = f"; {quiet} difference{'s' if quiet != 1 else ''} that move" \
-            f"{'' if quiet != 1 else 's'} no cache key" \
+        # each may still move a fingerprint (metadata): the table says which
+        tail = f"; {quiet} difference{'s' if quiet != 1 else ''} that recompile" \
+            f"{'' if quiet != 1 else 's'} nothing" \
             if quiet else ""
         return "Same executable, no recompile: nothing the compiler sees differs" + tail + \
             extra_text + "."
