@@ -376,3 +376,25 @@ def test_a_function_compiled_for_two_shapes_pairs_shape_with_shape(tmp_path):
                                 "--no-cache", expect=0).stdout)
     assert (report["recompiles"], report["same_executable"]) == (False, True)
     assert {f["kind"] for f in report["findings"]} == {"metadata"}
+
+
+def test_the_minus_one_over_the_batch_of_a_mean_follows_from_the_batch(tmp_path):
+    # -1/(4B) (the backward pass of a negated mean, as optax's cross entropy has)
+    # was a cause of its own, "A Python float is baked into the jitted function",
+    # beside the batch size it follows from: only positive k*B and 1/(k*B) folded.
+    program = Path(__file__).parent / "programs" / "jax_negative_mean.py"
+    dumps = []
+    for batch in ("32", "48"):
+        dump = tmp_path / f"batch{batch}"
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={dump}"}
+        subprocess.run([sys.executable, str(program), batch], env=env, check=True,
+                       capture_output=True)
+        dumps.append(dump)
+    report = json.loads(run_cli("diff", *map(str, dumps), "--format", "json", "--no-cache",
+                                expect=1).stdout)
+    top, *rest = report["findings"]
+    assert (top["kind"], top["old"], top["new"]) == (
+        "parameter", "f32[32,16]{1,0} parameter(1)", "f32[48,16]{1,0} parameter(1)")
+    assert not [f for f in rest if f["kind"] == "constant"]
+    assert ("constant", "-0.0078125", "-0.00520833349") in [
+        (d["kind"], d["old"], d["new"]) for d in top["derived"]]

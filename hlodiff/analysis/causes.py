@@ -438,15 +438,17 @@ def _scale(old: str | None, new: str | None, d_old: int, d_new: int) -> bool:
     A whole multiple is what a mean over the batch or a reshape size looks
     like; a learning rate that doubled along with the batch (0.01 -> 0.02
     while 16 -> 32) is proportional too, but 0.01 is not 16 times a whole
-    number, nor one over it.
+    number, nor one over it. The sign does not matter, as long as it stays:
+    the backward pass of a mean scales by -1/B.
     """
     try:
         a = float(element_value(old.strip(" {}")))
         b = float(element_value(new.strip(" {}")))
     except (ValueError, AttributeError, TypeError):
         return False
-    if not (math.isfinite(a) and math.isfinite(b)) or a <= 0 or b <= 0:
+    if not (math.isfinite(a) and math.isfinite(b)) or a * b <= 0:
         return False
+    a, b = abs(a), abs(b)
     for k_old, k_new in ((a / d_old, b / d_new), (1 / (a * d_old), 1 / (b * d_new))):
         k = round(k_old)
         if k >= 1 and math.isclose(k_old, k, rel_tol=1e-5) and math.isclose(k_new, k, rel_tol=1e-5):
