@@ -1,4 +1,4 @@
-"""The wrong answers a new user found (issue 12), each as the user met it.
+"""The wrong answers users found (issue 12, then helper sessions hunting them), each as met.
 
 Each program pair below is what a user would diff; the assertion is what
 hlodiff must answer, through the same CLI and report a user reads. The
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -317,7 +318,6 @@ def test_a_renamed_scope_never_tops_what_made_the_executables_differ(tmp_path):
 
 def _copy_with(tmp_path, case: str, pattern: str, replace, files: str):
     """corpus ``case``'s run_a twice, run b's ``files`` edited with ``re.sub``."""
-    import re
     for run in ("run_a", "run_b"):
         shutil.copytree(CORPUS / case / "run_a", tmp_path / run)
     for path in (tmp_path / "run_b").glob(files):
@@ -398,3 +398,33 @@ def test_the_minus_one_over_the_batch_of_a_mean_follows_from_the_batch(tmp_path)
     assert not [f for f in rest if f["kind"] == "constant"]
     assert ("constant", "-0.0078125", "-0.00520833349") in [
         (d["kind"], d["old"], d["new"]) for d in top["derived"]]
+
+
+def test_the_fingerprint_line_agrees_with_the_one_xla_prints_after_a_cache_hit(tmp_path):
+    # A run whose executable came from JAX's persistent cache dumps its
+    # optimized module with the stack frame tables in another order (and as
+    # after_optimizations.txt, without the platform): XLA's fingerprint, a hash
+    # of that text, moved, and hlodiff said "unchanged" (a helper session's
+    # flax runs). Judged here by the fingerprints XLA itself prints.
+    program = Path(__file__).parent / "programs" / "jax_negative_mean.py"
+    printed = re.compile(r"Fingerprint for executable jit_step: (\d+)")
+    dumps, fingerprints = [], []
+    for run in ("compiled", "from_cache", "compiled_again"):
+        cache = tmp_path / ("cache" if run != "compiled_again" else "other_cache")
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / run}",
+               "JAX_COMPILATION_CACHE_DIR": str(cache),
+               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+               "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
+               "TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": "py_executable=1"}
+        log = subprocess.run([sys.executable, str(program), "32"], env=env, check=True,
+                             capture_output=True, text=True).stderr
+        fingerprints.append(printed.search(log)[1])
+        dumps.append(tmp_path / run)
+    for other in (1, 2):
+        report = json.loads(run_cli("diff", str(dumps[0]), str(dumps[other]), "--module",
+                                    "jit_step", "--format", "json", "--no-cache",
+                                    expect=None).stdout)
+        program_verdict, = report["programs"]
+        assert program_verdict["same_executable"] is True
+        assert program_verdict["hashes"]["xla_executable_fingerprint"] is \
+            (fingerprints[0] != fingerprints[other])

@@ -549,7 +549,8 @@ class _ComputationDiff:
                                     None if new is None else new.text, x, y, detail=detail))
         if (only is None or "metadata" in only) and (
                 tx.get("metadata") != ty.get("metadata") or self._frames_moved(x, y)):
-            described = _metadata_difference(self.alignment.a.origin(x), self.alignment.b.origin(y)) \
+            origins = self.alignment.a.origin(x), self.alignment.b.origin(y)
+            described = _metadata_difference(*origins) \
                 or _library_source_difference(x.metadata, y.metadata)
             if described:
                 out.append(self._change("metadata", described[0], described[1], x, y,
