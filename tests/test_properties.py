@@ -152,5 +152,11 @@ def test_renaming_every_instruction_changes_nothing(tmp_path: Path, case: str) -
         assert itself.same_executable is True and list(itself.findings) == []
     original, after = compare(a, b), compare(a2, b2)
     assert after.same_executable == original.same_executable
-    assert after.hashes == original.hashes
+    # XLA's CPU fingerprint hashes the optimized text, names and all
+    # (corpus/gen/HASHES.md): renamed apart, two optimized files move it
+    fingerprint = "xla_executable_fingerprint"
+    if fingerprint in original.hashes and "after_optimizations" in a.name:
+        assert after.hashes[fingerprint] is True
+    assert {k: v for k, v in after.hashes.items() if k != fingerprint} == \
+        {k: v for k, v in original.hashes.items() if k != fingerprint}
     assert summary(after) == summary(original)

@@ -246,17 +246,21 @@ class CauseGraph:
                 calls.setdefault(new, index)
         callers_a = _callers(self.a)
         callers_b = _callers(self.b)
-        at = {(c.computation, c.b): i for i, c in enumerate(self.changes) if c.b is not None}
-        at.update({(c.computation_a or c.computation, c.a): i for i, c in enumerate(self.changes)
-                   if c.a is not None and c.b is None})
+        # the change at each instruction, by its name in each run: an added
+        # computation's caller is b's, a removed one's a's (an opcode that
+        # changed at it, say broadcast -> fusion, has both)
+        at_b = {(c.computation, c.b): i for i, c in enumerate(self.changes) if c.b is not None}
+        at_a = {(c.computation_a or c.computation, c.a): i for i, c in enumerate(self.changes)
+                if c.a is not None}
         for index, change in enumerate(self.changes):
             if change.kind not in ("computation_added", "computation_removed"):
                 continue
             name = change.computation
             parent = calls.get(name)
             if parent is None:
-                caller = (callers_b if change.kind == "computation_added" else callers_a).get(name)
-                parent = at.get(caller) if caller else None
+                added = change.kind == "computation_added"
+                caller = (callers_b if added else callers_a).get(name)
+                parent = (at_b if added else at_a).get(caller) if caller else None
             if parent is not None:
                 self._link(index, parent)
 

@@ -513,8 +513,9 @@ def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
     if _FINGERPRINT in hashes:
         texts_differ = _optimized_texts_differ(program)
         if texts_differ and not any(_FINGERPRINT in f.affects for f in findings):
-            reasons.append("the optimized texts differ where no finding shows it (the order "
-                           "of their stack frame tables, say): XLA's fingerprint hashes them")
+            reasons.append("the optimized texts differ where no finding shows it (names, or "
+                           "the order of their stack frame tables): XLA's fingerprint hashes "
+                           "them")
         if texts_differ is not None:
             hashes[_FINGERPRINT] = texts_differ
     keyed = [value for name, value in hashes.items()
