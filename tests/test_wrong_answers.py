@@ -411,7 +411,8 @@ def test_the_fingerprint_line_agrees_with_the_one_xla_prints_after_a_cache_hit(t
     dumps, fingerprints = [], []
     for run in ("compiled", "from_cache", "compiled_again"):
         cache = tmp_path / ("cache" if run != "compiled_again" else "other_cache")
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / run}",
+        env = {**os.environ, "JAX_PLATFORMS": "cpu",
+               "XLA_FLAGS": f"--xla_dump_to={tmp_path / run}",
                "JAX_COMPILATION_CACHE_DIR": str(cache),
                "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
                "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
@@ -428,3 +429,30 @@ def test_the_fingerprint_line_agrees_with_the_one_xla_prints_after_a_cache_hit(t
         assert program_verdict["same_executable"] is True
         assert program_verdict["hashes"]["xla_executable_fingerprint"] is \
             (fingerprints[0] != fingerprints[other])
+
+
+def test_a_python_scalar_against_an_array_moves_jax_key_though_the_hlo_is_the_same(tmp_path):
+    # The weak-typed Python float adds a stablehlo.convert that the HLO folds
+    # away: both compile inputs were the same text, and hlodiff said "no
+    # recompile, JAX persistent cache key: unchanged" while JAX wrote a second
+    # cache entry. Judged by JAX's own cache: two entries for jit_step.
+    program = Path(__file__).parent / "programs" / "jax_weak_scalar.py"
+    cache = tmp_path / "cache"
+    for kind in ("python", "array"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu",
+               "XLA_FLAGS": f"--xla_dump_to={tmp_path / kind}",
+               "JAX_COMPILATION_CACHE_DIR": str(cache),
+               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+               "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
+        subprocess.run([sys.executable, str(program), kind], env=env, check=True,
+                       capture_output=True)
+    entries = {p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}
+    report = json.loads(run_cli("diff", str(tmp_path / "python"), str(tmp_path / "array"),
+                                "--module", "jit_step", "--format", "json", "--no-cache",
+                                expect=0).stdout)  # 0: the same executable (README)
+    step, = report["programs"]
+    assert step["hashes"]["jax_cache_key"] is (len(entries) == 2) is True
+    assert (step["recompiles"], step["same_executable"]) == (True, True)
+    top, = report["findings"]
+    assert (top["kind"], top["affects"]) == ("stablehlo", ["jax_cache_key"])
+    assert "stablehlo.convert" in top["old"]

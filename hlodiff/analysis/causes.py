@@ -50,6 +50,7 @@ PRIORITY = {
     "computation_added": 9, "computation_removed": 9, "elided_constant": 9,
     "module_added": 10, "module_removed": 10, "metadata": 11,
     "replaced": 5, "parameter_order": 0, "program_name": 9, "module_number": 10,
+    "stablehlo": 8,
 }
 # Kinds that follow from a change upstream when what they read carries one.
 _FOLLOWING = frozenset({"shape", "dtype", "layout", "attribute", "operands", "called_computation"})

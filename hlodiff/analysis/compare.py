@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Callable
 from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from ..dumps.environment import cache_paths_differ, differences, environment, is_version
-from ..dumps.mlir import mlir_type, read_constants, settle
+from ..dumps.mlir import mlir_type, read_constants, settle, stablehlo_difference
 from ..dumps.naming import program_name
 from ..errors import HlodiffError
 from ..model import Module, Origin
 from .diff import Change, diff_modules
 from .explain import ExtraCompilation, ModulePairing, ProgramDiff, Report, StageDiff, explain
-from .hashes import hashes_proto
+from .hashes import hashes_proto, moves
 
 if TYPE_CHECKING:
     from ..syntax.unchanged import Seed
@@ -163,6 +163,9 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     if hashes_proto(framework) and None not in ids and ids[0] != ids[1]:
         outside.append(Change("module_number", f"module {ids[0]}", f"module {ids[1]}", "", None,
                               None, Origin(), _module_number_detail(*ids)))
+    stablehlo = _stablehlo_change(stages, pair.a, pair.b)
+    if stablehlo is not None:
+        outside.append(stablehlo)
     note = cache_paths_differ(env_a, env_b)
     return ProgramDiff(name,
                        ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
@@ -411,11 +414,36 @@ def _same_file(stage: StageDiff) -> bool:
         return False
 
 
-def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:
+def _mlir_path(module: DumpModule) -> Path | None:
+    """JAX's module.mlir sidecar of ``module``, if it has one."""
     sidecar = next((f for f in module.files if f.kind == "module.mlir"), None)
-    if sidecar is None:
+    return None if sidecar is None else module.root / sidecar.relative
+
+
+def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:
+    path = _mlir_path(module)
+    if path is None:
         return None
     try:
-        return read_constants(module.root / sidecar.relative)
+        return read_constants(path)
     except OSError:  # unreadable: decide as if it were not there
         return None
+
+
+def _stablehlo_change(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> Change | None:
+    """What JAX's key sees and the HLO does not: the StableHLO JAX hashes (its
+    module.mlir, debug information aside) differs while no change of the
+    compile input moves that key. A weak-typed Python scalar against an f32
+    array adds a convert that the HLO folds away; other names for the outputs
+    change only ``jax.result_info``. Both make another persistent-cache entry."""
+    before = next((s for s in stages if s.stage == BEFORE), None)
+    paths = _mlir_path(a), _mlir_path(b)
+    if before is None or None in paths or any(moves("jax_cache_key", c) for c in before.changes):
+        return None
+    differs = stablehlo_difference(*paths)
+    if differs is None:
+        return None
+    old, new = differs
+    return Change("stablehlo", old, new, "", None, None, Origin(),
+                  "the StableHLO JAX hashes (module.mlir, locations aside) differs where the "
+                  f"HLO does not: {old or '(nothing)'} -> {new or '(nothing)'}")

@@ -34,7 +34,7 @@ def calls(instruction: Instruction) -> dict[str, list[str]]:
 KINDS = ("constant", "shape", "dtype", "layout", "opcode", "op_added", "op_removed", "attribute",
          "operands", "called_computation", "computation_added", "computation_removed",
          "parameter", "constant_to_parameter", "parameter_to_constant", "metadata",
-         "elided_constant", "module_added", "module_removed", "environment")
+         "elided_constant", "module_added", "module_removed", "environment", "stablehlo")
 
 _NOT_COMPILED = frozenset({"metadata", "statistics"})
 # Attributes that name other instructions of the computation: the names are

@@ -65,10 +65,10 @@ EXECUTABLE = "executable"  # the module after optimization: what runs
 
 # What differs outside the HLO text: the environment (flags, versions), the
 # program's name, the module's number in the dump (programs built before it).
-OUTSIDE_KINDS = frozenset({"environment", "program_name", "module_number"})
+OUTSIDE_KINDS = frozenset({"environment", "program_name", "module_number", "stablehlo"})
 # Kinds of change that leave the compiled program as it is (names, metadata, numbering).
 NEVER_COMPILED = frozenset({"metadata", "module_added", "module_removed", "module_number",
-                            "program_name"})
+                            "program_name", "stablehlo"})
 # What the entry's interface is made of: its parameters' number, order, shapes, dtypes.
 _INTERFACE = frozenset({"parameter", "parameter_order", "constant_to_parameter",
                         "parameter_to_constant"})
@@ -158,6 +158,8 @@ def moves(rule: str, change: Change) -> bool | None:
     kind, proto = change.kind, _BY_NAME[rule].hashes_proto
     if kind in ("module_added", "module_removed"):
         return False
+    if kind == "stablehlo":  # what JAX serializes, and XLA never sees
+        return rule == "jax_cache_key"
     if kind == "module_number":
         return proto  # the proto's ids count on from every program built before it
     if rule == "tf_compile_signature":

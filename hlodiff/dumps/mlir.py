@@ -207,3 +207,56 @@ def element_difference(tensor: str, a: str, b: str) -> str:
     shown = ", ".join(f"[{i}]: {va[i]:.9g} -> {vb[i]:.9g}" for i in differing[:3])
     more = ", ..." if len(differing) > 3 else ""
     return f"{shown}{more} ({len(differing)} of {len(va)} elements differ)"
+
+
+def without_locations(text: str) -> list[str]:
+    """The lines of a module.mlir without its debug information: the ``#loc``
+    table and every ``loc(...)`` (source lines, op_names, argument names).
+    JAX keys its persistent cache on the StableHLO serialized without them
+    (jax/_src/cache_key.py), so two files equal so are one key's worth, names
+    and lines aside (checked over the corpus: where they differ, the observed
+    keys differ too)."""
+    kept = []
+    for line in text.split("\n"):
+        if line.startswith("#loc"):
+            continue
+        while (at := line.find(" loc(")) >= 0:
+            line = line[:at] + line[_balanced_end(line, at + len(" loc(")):]
+        kept.append(line)
+    return kept
+
+
+def _balanced_end(line: str, at: int) -> int:
+    """Just after the ')' closing the '(' before ``at``, strings aside."""
+    depth, quoted = 1, False
+    while at < len(line) and depth:
+        c = line[at]
+        if quoted:
+            if c == "\\":
+                at += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        at += 1
+    return at
+
+
+def stablehlo_difference(path_a: Path, path_b: Path) -> tuple[str, str] | None:
+    """The first line in which two module.mlir files differ, debug information
+    aside; None when they do not (or one cannot be read)."""
+    try:
+        a = without_locations(path_a.read_text(encoding="utf-8", errors="replace"))
+        b = without_locations(path_b.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    if a == b:
+        return None
+    for x, y in zip(a, b):
+        if x != y:
+            return x.strip(), y.strip()
+    return (a[len(b)].strip(), "") if len(a) > len(b) else ("", b[len(a)].strip())
