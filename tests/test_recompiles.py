@@ -11,6 +11,10 @@ TensorFlow, which records only its own frames.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import CORPUS, run_cli
@@ -137,3 +141,19 @@ def test_diff_with_one_directory_points_to_recompiles():
     assert f"hlodiff recompiles {case}" in err and "jit_train_step (3 times)" in err
     err = run_cli("diff", str(CORPUS / "jax_learning_rate" / "run_a"), expect=2).stderr
     assert "diff compares two runs (A B), got one, which compiled each program once" in err
+
+
+def test_library_functions_called_eagerly_are_not_user_programs_that_recompiled(tmp_path):
+    # jax.nn.relu, jnp.multiply and jax.nn.softmax outside jit compile jit_relu,
+    # jit_multiply, jit_subtract, jit_true_divide... once per shape: a helper
+    # session's run reported "4 user programs recompiled" (exit 1) for them. JAX
+    # leaves its own code out of the frames it records, so no function of their
+    # name is in the tables; the user's jitted scale is.
+    program = Path(__file__).parent / "programs" / "jax_eager_ops.py"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path}"}
+    subprocess.run([sys.executable, str(program)], env=env, check=True, capture_output=True)
+    programs = find_recompilations(load_dump(tmp_path))
+    users = sorted(p.program for p in programs if p.user)
+    helpers = {p.program for p in programs if not p.user}
+    assert users == ["jit_scale"]
+    assert {"jit_relu", "jit_multiply"} <= helpers

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Shape
+from ..syntax.lexer import ScanError, balanced_end
 
 _CONSTANT = re.compile(r"""stablehlo\.constant\s+dense<("0x[0-9A-Fa-f]*"|[^>]*)>\s*:\s*"""
                        r"""tensor<((?:[^<>]|<[^<>]*>)*)>""")
@@ -221,29 +222,13 @@ def without_locations(text: str) -> list[str]:
         if line.startswith("#loc"):
             continue
         while (at := line.find(" loc(")) >= 0:
-            line = line[:at] + line[_balanced_end(line, at + len(" loc(")):]
+            try:
+                end = balanced_end(line, at + len(" loc"))
+            except ScanError:  # never closed: the rest of the line is it
+                end = len(line)
+            line = line[:at] + line[end:]
         kept.append(line)
     return kept
-
-
-def _balanced_end(line: str, at: int) -> int:
-    """Just after the ')' closing the '(' before ``at``, strings aside."""
-    depth, quoted = 1, False
-    while at < len(line) and depth:
-        c = line[at]
-        if quoted:
-            if c == "\\":
-                at += 1
-            elif c == '"':
-                quoted = False
-        elif c == '"':
-            quoted = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        at += 1
-    return at
 
 
 def stablehlo_difference(path_a: Path, path_b: Path) -> tuple[str, str] | None:

@@ -149,19 +149,25 @@ _PROGRAM_FORMS = (
 
 # Programs JAX compiles on its own behalf, not a function the user jitted:
 # primitives run eagerly (jnp.zeros, astype, x * 2 outside jit compile
-# jit_broadcast_in_dim, jit_convert_element_type, jit_multiply) and its
-# private helpers (jit__threefry_split, jit__normal; a name starting with "_",
-# except a jitted lambda, jit__lambda).
+# jit_broadcast_in_dim, jit_convert_element_type, jit_multiply), the jitted
+# functions of jax.nn and jax.numpy (jax.nn.relu outside jit compiles
+# jit_relu) and its private helpers (jit__threefry_split, jit__normal; a name
+# starting with "_", except a jitted lambda, jit__lambda). Where a dump has
+# stack frame tables, integrations/recompiles.py tells them by those first.
 _JAX_EAGER = frozenset("""
 abs acos acosh add and argmax argmin asin asinh atan atan2 atanh bitcast_convert_type
 broadcast_in_dim cbrt ceil clamp concatenate convert_element_type copy copy_p cos cosh
-cumlogsumexp cummax cummin cumprod cumsum div dot_general dynamic_slice dynamic_update_slice
-eq erf erf_inv erfc exp exp2 expand_dims expm1 floor gather ge gt imag integer_pow iota
-is_finite le log log1p logistic lt max min mul multiply ne neg nextafter not or pad pow
-real reduce_and reduce_max reduce_min reduce_or reduce_precision reduce_prod reduce_sum rem
-reshape rev round rsqrt scatter scatter_add select_n shift_left shift_right_arithmetic
-shift_right_logical sign sin sinh slice sort sqrt square squeeze stage stop_gradient
-sub subtract tan tanh top_k transpose true_divide unstack where xor zeros_like ones_like
+cumlogsumexp cummax cummin cumprod cumsum device_put div dot_general dynamic_slice
+dynamic_update_slice eq erf erf_inv erfc exp exp2 expand_dims expm1 floor gather ge gt imag
+integer_pow iota is_finite le log log1p logistic lt max min mul multiply ne neg nextafter not
+or pad pow random_bits random_seed random_split random_unwrap random_wrap real reduce_and
+reduce_max reduce_min reduce_or reduce_precision reduce_prod reduce_sum rem reshape rev round
+rsqrt scatter scatter-add scatter_add select_n shift_left shift_right_arithmetic
+shift_right_logical sign sin sinh slice sort sqrt square squeeze stage stop_gradient sub
+subtract tan tanh top_k transpose true_divide unstack where xor zeros_like ones_like
+relu relu6 squareplus softplus sparse_plus soft_sign sigmoid sparse_sigmoid silu mish
+log_sigmoid elu leaky_relu hard_tanh celu selu glu logmeanexp log_softmax standardize
+hard_sigmoid hard_silu log1mexp floor_divide remainder fmod reciprocal absolute negative
 """.split())
 
 
@@ -173,7 +179,7 @@ def is_framework_helper(written: str) -> bool:
     >>> is_framework_helper("jit_convert_element_type"), is_framework_helper("jit__lambda")
     (True, False)
     """
-    match = re.fullmatch(r"p?jit_(\w+?)(?:\.\d+)?", written)
+    match = re.fullmatch(r"p?jit_([\w\-]+?)(?:\.\d+)?", written)
     if match is None:
         return False
     name = match.group(1)

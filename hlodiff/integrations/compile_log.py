@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..dumps import Dump, DumpModule, normalise_program
+from ..dumps.naming import is_framework_helper
 from ..errors import HlodiffError
 from ..model import is_library_file
 
@@ -80,39 +81,7 @@ _GRAPHCORE_MISSING = re.compile(r"Couldn't find ")
 # The graph name PyTorch/XLA gives every program its sync points compile.
 TORCH_PROGRAM = "SyncTensorsGraph"
 
-# JAX compiles an eager operation as jit(<primitive>), once per shape and
-# dtype: set-up work (zeros, casts, iota), not a program the user jitted.
-# These are the lax primitives seen compiled eagerly; names JAX's own
-# modules jit start with an underscore (jnp's _reduce_sum, _where,
-# random's _threefry_seed). Used when the log has no TRACING CACHE MISS
-# blocks to tell user functions apart.
-_JAX_EAGER_PRIMITIVES = frozenset((
-    "abs", "add", "and", "argmax", "argmin", "bitcast_convert_type", "broadcast_in_dim",
-    "clamp", "concatenate", "convert_element_type", "copy", "cos", "cumsum", "device_put",
-    "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "eq", "exp", "gather",
-    "ge", "gt", "integer_pow", "iota", "le", "log", "lt", "max", "min", "mul", "ne", "neg",
-    "not", "or", "pad", "pow", "random_bits", "random_seed", "random_split", "random_wrap",
-    "random_unwrap", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum", "rem",
-    "reshape", "rev", "rsqrt", "scatter", "scatter-add", "select_n", "sign", "sin", "slice",
-    "sort", "sqrt", "square", "squeeze", "sub", "tanh", "transpose", "xor",
-))
-
-
-def jax_setup_op(program: str) -> bool:
-    """Is ``program`` (an XLA module name) JAX compiling an eager op or its own helper?
-
-    >>> jax_setup_op("jit_broadcast_in_dim"), jax_setup_op("jit__reduce_sum")
-    (True, True)
-    >>> jax_setup_op("jit_train_step"), jax_setup_op("jit__lambda")
-    (False, False)
-    """
-    match = re.fullmatch(r"p?jit_(?P<name>.+)", program)
-    if not match or match["name"] == "_lambda":  # jit(<lambda>): the user's
-        return False
-    return match["name"].startswith("_") or match["name"] in _JAX_EAGER_PRIMITIVES
-
-
-def _jax_module(api: str, function: str) -> str:
+def jax_module_name(api: str, function: str) -> str:
     """The HloModule name JAX gives ``jit(f)``: ``jit_f``; ``jit(<lambda>)`` -> ``jit__lambda``."""
     return re.sub(r"[^\w.-]", "_", f"{api}({function})").rstrip("_")
 
@@ -324,7 +293,7 @@ class _Scanner:
             self.jax_compiling_lines = True
             api = match["api"] or ("pmap" if match["pmap"] else "jit")
             function = match["fn"] if match["fn"] is not None else match["bare"]
-            module = _jax_module(api, function)
+            module = jax_module_name(api, function)
             miss = next((m for m in reversed(self.misses) if m.function == function), None)
             self.misses.clear()  # blocks of functions traced inside this one compile nothing
             fields = {} if miss is None else {"cause": "\n".join(miss.lines), "where": miss.where}
@@ -342,7 +311,7 @@ class _Scanner:
         if match:
             api = match["api"] or "jit"
             function = match["fn"] if match["fn"] is not None else match["bare"]
-            self.open_jax.pop(_jax_module(api, function), None)
+            self.open_jax.pop(jax_module_name(api, function), None)
             return True
         return False
 
@@ -476,7 +445,7 @@ class _Scanner:
             return
         for miss in self.misses:
             if miss.function is not None:
-                module = _jax_module("jit", miss.function)
+                module = jax_module_name("jit", miss.function)
                 self._add(miss.line, module, module, "jax", cause="\n".join(miss.lines),
                           where=miss.where)
 
@@ -577,7 +546,7 @@ def _is_user(requests: list[Compilation], explained: frozenset[str]) -> bool:
         return True
     if first.framework == "jax" and all(c.file in explained for c in requests):
         return any(c.cause for c in requests)
-    return not jax_setup_op(first.program)
+    return not is_framework_helper(first.program)  # the log cannot tell: the name says
 
 
 def _add_retracings(programs: list[Program], retracings: tuple[Retracing, ...]) -> list[Program]:
