@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from conftest import run_cli
 import pytest
 
 from dump_trees import hlo_text, jax_dump, snapshot, tf_dump, torch_dump, write_tree
+from hlodiff.dumps import load_dump
 from hlodiff.render import text as render_text
 
 
@@ -171,3 +176,16 @@ def test_progress_shows_on_a_terminal_for_many_items():
         advance()
     assert "reading" in shown.getvalue()
     assert quiet.getvalue() == ""
+
+
+def test_the_training_step_is_the_main_program_though_an_ema_takes_more_arguments(tmp_path):
+    # An EMA of the weights takes them twice; the step, once and a batch. "The
+    # most arguments" made the EMA the main program of a helper session's flax
+    # run, so `ls` and `constants` showed its 0.99 instead of the step's.
+    program = Path(__file__).parent / "programs" / "jax_ema_step.py"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path}"}
+    subprocess.run([sys.executable, str(program)], env=env, check=True, capture_output=True)
+    main = load_dump(tmp_path).main
+    assert main.module.program == "jit_train_step"
+    assert main.reason.startswith("computes gradients, a training step")
+    assert "next jit_ema_update, which does not" in main.reason

@@ -190,6 +190,20 @@ class MainProgram:
     reason: str
 
 
+# op_name scopes of a backward pass: JAX's transposed JVPs, TensorFlow's gradient tape.
+_BACKWARD = ("transpose(jvp(", "gradient_tape/")
+
+
+def computes_gradients(module: DumpModule) -> bool:
+    """Does the module's compile input (else its only file) run a backward pass?"""
+    file = module.stage_file(BEFORE) or module.primary
+    try:
+        text = (module.root / file.relative).read_text(encoding="utf-8", errors="replace")
+    except (OSError, AttributeError):
+        return False
+    return any(marker in text for marker in _BACKWARD)
+
+
 @dataclass(frozen=True)
 class Dump:
     """A dump directory (or one HLO file) read by name: its files and modules.
@@ -214,7 +228,9 @@ class Dump:
         Programs the framework compiles for itself (JAX's eager primitives
         and private helpers: jit_convert_element_type, jit__normal) are never
         the main program while a function the user jitted is there. Among
-        the user's, a training or inference step takes the model's
+        the user's, one that computes gradients is a training step, the
+        program a recompile costs most (an EMA of the weights can take more
+        arguments). Then a training or inference step takes the model's
         parameters (and optimizer state, and a batch) as arguments, where an
         initialiser takes a key and returns them: the most entry parameters
         first. An initialiser's program can be the largest text (flax's
@@ -223,8 +239,10 @@ class Dump:
         text where a module has it.
         """
         candidates = [m for m in self.modules if m.primary is not None]
+        learning = {id(m) for m in candidates
+                    if not is_framework_helper(m.program) and computes_gradients(m)}
         ranked = sorted(candidates, key=lambda m: (not is_framework_helper(m.program),
-                                                   m.entry_parameters,
+                                                   id(m) in learning, m.entry_parameters,
                                                    m.stage_file(BEFORE) is not None, m.size),
                         reverse=True)
         best = ranked[0]
@@ -241,6 +259,11 @@ class Dump:
             return MainProgram(best, f"the only program the user compiled "
                                      f"({human_size(best.size)}){not_counted}")
         other = runner_up[0]
+        if id(best) in learning and id(other) not in learning:
+            return MainProgram(best, f"computes gradients, a training step ({what} text "
+                                     f"{human_size(best.size)}, {best.entry_parameters} "
+                                     f"arguments); next {other.normalised or other.label}, "
+                                     f"which does not{not_counted}")
         if best.entry_parameters != other.entry_parameters:
             return MainProgram(best, f"takes the most arguments ({best.entry_parameters}), "
                                      f"{what} text {human_size(best.size)}; next "
