@@ -433,13 +433,15 @@ def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:
 def _stablehlo_change(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> Change | None:
     """What JAX's key sees and the HLO does not: the StableHLO JAX hashes (its
     module.mlir, debug information aside) differs while no change of the
-    compile input moves that key. A weak-typed Python scalar against an f32
-    array adds a convert that the HLO folds away; other names for the outputs
-    change only ``jax.result_info``. Both make another persistent-cache entry."""
+    compile input moves that key, nor might. A weak-typed Python scalar
+    against an f32 array adds a convert that the HLO folds away; other names
+    for the outputs change only ``jax.result_info``. Both make another
+    persistent-cache entry."""
     before = next((s for s in stages if s.stage == BEFORE), None)
     paths = _mlir_path(a), _mlir_path(b)
-    if before is None or None in paths or any(moves("jax_cache_key", c) for c in before.changes):
-        return None
+    if before is None or None in paths or any(moves("jax_cache_key", c) is not False
+                                              for c in before.changes):
+        return None  # the compile input says, or may say (a {...} constant), why it moved
     differs = stablehlo_difference(*paths)
     if differs is None:
         return None

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Shape
-from ..syntax.lexer import ScanError, balanced_end
 
 _CONSTANT = re.compile(r"""stablehlo\.constant\s+dense<("0x[0-9A-Fa-f]*"|[^>]*)>\s*:\s*"""
                        r"""tensor<((?:[^<>]|<[^<>]*>)*)>""")
@@ -217,6 +216,7 @@ def without_locations(text: str) -> list[str]:
     (jax/_src/cache_key.py), so two files equal so are one key's worth, names
     and lines aside (checked over the corpus: where they differ, the observed
     keys differ too)."""
+    from ..syntax.lexer import ScanError, balanced_end  # here: a cached diff needs no lexer
     kept = []
     for line in text.split("\n"):
         if line.startswith("#loc"):
