@@ -340,6 +340,8 @@ def test_source_lines_moved_in_the_frame_tables_move_the_fingerprint(tmp_path):
     moved, = report["findings"]
     assert (moved["kind"], moved["affects"]) == ("metadata", ["xla_executable_fingerprint"])
     assert moved["summary"].startswith("source locations moved at ")
+    table = run_cli("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"), "--no-cache").stdout
+    assert "metadata  source locations moved at" in table and "(none) -> (none)" not in table
 
 
 def test_tensorflow_installed_elsewhere_moves_its_persistent_key(tmp_path):

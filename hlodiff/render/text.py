@@ -444,8 +444,11 @@ def _findings_table(findings, width: int) -> Table:
                    ("count", "right"), ("moves", "left"))
     rows = []
     for n, f in enumerate(findings, 1):
-        said = terminal(f.summary.removeprefix("attribute ")) \
-            if f.kind == "attribute" and f.summary else _change(f.old, f.new)
+        # a summary says it better than values: an attribute's, or metadata that
+        # differs at many places ("source locations moved at 357 places")
+        summarised = f.summary and (f.kind == "attribute" or not (f.old or f.new))
+        said = terminal(f.summary.removeprefix("attribute ")) if summarised \
+            else _change(f.old, f.new)
         rows.append((str(n), f.kind, STAGE_WORDS.get(f.stage, f.stage), said,
                      str(f.count), terminal(f.origin.op_name or ""),
                      terminal(f.origin.location or ""),
