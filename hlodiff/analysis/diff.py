@@ -562,7 +562,7 @@ class _ComputationDiff:
         say where a frame is; an edit above the jitted function moves its
         lines there, and not in the instruction's text."""
         a, b = self.alignment.a.frames, self.alignment.b.frames
-        if a is None or b is None or a is b or not self.alignment.frames_differ:
+        if a is None or b is None or not self.alignment.frames_differ:
             return False
         fx, fy = x.metadata.get("stack_frame_id"), y.metadata.get("stack_frame_id")
         return isinstance(fx, int) and isinstance(fy, int) and a.stack(fx) != b.stack(fy)

@@ -260,10 +260,10 @@ def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdic
     # Seen only after optimization, beside a compile input that was compared:
     # a key over the compile input does not see it.
     input_compared = any(s.stage == BEFORE for s in program.stages)
-    after_only = {h for h in keys if rule(h).stage == COMPILE_INPUT} if input_compared else set()
+    unseen_after = {h for h in keys if rule(h).stage == COMPILE_INPUT} if input_compared else set()
     findings = [replace(f, program=program.program, advice=advice_for(f, program.framework),
-                        affects=_moved(f, keys, after_only),
-                        derived=tuple(replace(d, affects=_moved(d, keys, after_only))
+                        affects=_moved(f, keys, unseen_after),
+                        derived=tuple(replace(d, affects=_moved(d, keys, unseen_after))
                                       for d in f.derived))
                 for f in findings]
     findings.sort(key=_rank)
@@ -543,8 +543,8 @@ def _optimized_texts_differ(program: ProgramDiff) -> bool | None:
     paths = [Path(stage.path_a), Path(stage.path_b)]
     # An executable loaded from the persistent cache is dumped without its
     # platform (after_optimizations.txt): CPU still, beside a CPU one.
-    platforms = {classify(path.name).stage.platform if classify(path.name).stage else "?"
-                 for path in paths}
+    stages = [classify(path.name).stage for path in paths]
+    platforms = {"?" if stage is None else stage.platform for stage in stages}
     if "cpu" not in platforms or not platforms <= {"cpu", None}:
         return None
     try:

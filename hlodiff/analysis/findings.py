@@ -227,13 +227,11 @@ def _with_incidental_metadata(findings: list[Finding], noise: list[Change],
         return findings
     home = next((i for i, f in enumerate(findings) if f.kind != "metadata"), None)
     if home is None:
-        if any("op_name" in c.detail for c in noise):
-            return findings + [finding("metadata", stage, noise, old="", new="",
-                                       summary=f"op_name numbering or presence differs at "
-                                               f"{len(noise)} places")]
-        # only source locations: lines moved (an edit above the function)
+        # op_names renumbered; else only source locations: lines moved (an edit above)
+        what = "op_name numbering or presence differs" if any(
+            "op_name" in c.detail for c in noise) else "source locations moved"
         return findings + [finding("metadata", stage, noise, old="", new="",
-                                   summary=f"source locations moved at {len(noise)} places")]
+                                   summary=f"{what} at {len(noise)} places")]
     host = findings[home]
     findings[home] = replace(host, derived=host.derived + derived_findings(noise, stage))
     return findings

@@ -94,6 +94,22 @@ class DumpModule:
         primary = self.primary
         return None if primary is None else self.root / primary.relative
 
+    def head(self) -> str:
+        """The first characters of ``path`` (its compile input where it has
+        one), and on to the end of its first line, the ``HloModule`` header: a
+        train step's restates every parameter's layout, tens of kB. What the
+        environment's traits and the stack frame tables are read from; "" when
+        it cannot be read."""
+        path = self.path
+        if path is None:
+            return ""
+        try:
+            with open(path, encoding="utf-8", errors="replace") as stream:
+                head = stream.read(_HEAD_CHARACTERS)
+                return head if "\n" in head else head + stream.readline()
+        except OSError:
+            return ""
+
     @property
     def size(self) -> int:
         """Bytes of HLO text of ``path``: a cheap measure of how big the program is."""
@@ -182,6 +198,11 @@ def _count_parameters(head: str) -> int:
     return 0
 
 
+# How much of a module's text ``DumpModule.head`` reads: the header, the
+# stack frame tables and the first instructions.
+_HEAD_CHARACTERS = 200_000
+
+
 @dataclass(frozen=True)
 class MainProgram:
     """The module a user most likely means, and why it was picked."""
@@ -196,10 +217,9 @@ _BACKWARD = ("transpose(jvp(", "gradient_tape/")
 
 def computes_gradients(module: DumpModule) -> bool:
     """Does the module's compile input (else its only file) run a backward pass?"""
-    file = module.stage_file(BEFORE) or module.primary
     try:
-        text = (module.root / file.relative).read_text(encoding="utf-8", errors="replace")
-    except (OSError, AttributeError):
+        text = module.path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, AttributeError):  # unreadable, or no HLO text at all
         return False
     return any(marker in text for marker in _BACKWARD)
 
@@ -239,8 +259,9 @@ class Dump:
         text where a module has it.
         """
         candidates = [m for m in self.modules if m.primary is not None]
-        learning = {id(m) for m in candidates
-                    if not is_framework_helper(m.program) and computes_gradients(m)}
+        users = [m for m in candidates if not is_framework_helper(m.program)]
+        # read only where it can decide: between programs of the user's
+        learning = {id(m) for m in users if computes_gradients(m)} if len(users) > 1 else set()
         ranked = sorted(candidates, key=lambda m: (not is_framework_helper(m.program),
                                                    id(m) in learning, m.entry_parameters,
                                                    m.stage_file(BEFORE) is not None, m.size),

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from .catalogue import DumpModule
-from .naming import AFTER, BEFORE
+from .naming import AFTER
 
 # Options that change neither the program nor JAX's cache key: JAX clears
 # them before hashing the compile options (jax/_src/cache_key.py,
@@ -57,7 +57,6 @@ CACHE_DERIVED = frozenset({"xla_gpu_per_fusion_autotune_cache_dir"})
 VERSION = "framework or XLA version"
 _HEADER_DEVICES = re.compile(r"\b(replica_count|num_partitions)=(\d+)")
 _JAX_OP_NAME = re.compile(r'op_name="jit\(')
-_READ_LIMIT = 200_000  # the traits sit in a module's first lines
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,7 @@ class Environment:
 
 def environment(module: DumpModule) -> Environment:
     """Read the environment traits of ``module`` from its files (text heads only)."""
-    head = _head(module)
+    head = module.head()
     traits = []
     if head:
         if "\nFileNames\n" in head or head.startswith("FileNames") or "stack_frame_id=" in head:
@@ -91,21 +90,6 @@ def environment(module: DumpModule) -> Environment:
                            if int(v) != 1))
     flags = _flags(module)
     return Environment(tuple(traits), platform, devices, flags or {}, flags is not None)
-
-
-def _head(module: DumpModule) -> str:
-    """The first characters of the module's compile input (else of its only
-    file), and on to the end of its ``HloModule`` line, which XLA prints first:
-    a train step's header restates every parameter's layout, tens of kB."""
-    file = module.stage_file(BEFORE) or module.primary
-    if file is None:
-        return ""
-    try:
-        with open(module.root / file.relative, encoding="utf-8", errors="replace") as f:
-            head = f.read(_READ_LIMIT)
-            return head if "\n" in head else head + f.readline()
-    except OSError:
-        return ""
 
 
 def _header(head: str) -> str:

@@ -118,22 +118,13 @@ def _jax_own(module: DumpModule) -> bool:
     so where a module has frame tables, a function of the program's name in
     them is the user's (or a library's, flax's Module.apply), and none is
     JAX's own; without tables, the name says (dumps/naming.py)."""
-    file = module.stage_file(BEFORE) or module.primary
-    try:
-        with open(module.root / file.relative, encoding="utf-8", errors="replace") as stream:
-            head = stream.read(_HEAD_LIMIT)
-    except (OSError, AttributeError):
-        head = ""
-    table = _FUNCTION_NAMES.search(head)
+    table = _FUNCTION_NAMES.search(module.head())
     if table is None or not module.program.startswith(("jit_", "pjit_")):
         return is_framework_helper(module.program)
     api = module.program.split("_", 1)[0]
     names = {jax_module_name(api, name.rsplit(".", 1)[-1])
              for name in re.findall(r'^\d+ "(.*)"$', table.group(1), re.M)}
     return module.program.split(".", 1)[0] not in names
-
-
-_HEAD_LIMIT = 200_000  # the frame tables follow the header line
 
 
 def explain_recompilation(modules: Sequence[DumpModule], index: int,
