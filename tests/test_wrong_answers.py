@@ -458,3 +458,22 @@ def test_a_python_scalar_against_an_array_moves_jax_key_though_the_hlo_is_the_sa
     top, = report["findings"]
     assert (top["kind"], top["affects"]) == ("stablehlo", ["jax_cache_key"])
     assert "stablehlo.convert" in top["old"]
+
+
+def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_added(tmp_path):
+    # JAX folds ``p - 1.0 * g`` to ``p - g`` when it lowers the step, so a
+    # learning rate of 1 against 2 is no constant change: run b has a multiply
+    # run a lacks. The report said "added: 4 ops (multiply, constant,
+    # broadcast)" and "the model code adds operations here", which sent the
+    # user hunting for a code change; the value 2 was nowhere.
+    program = Path(__file__).parent / "programs" / "jax_train_step.py"
+    for lr in ("1.0", "2.0"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / lr}"}
+        subprocess.run([sys.executable, str(program), lr, "16", str(tmp_path / f"{lr}.json")],
+                       env=env, check=True, capture_output=True)
+    report = json.loads(run_cli("diff", str(tmp_path / "1.0"), str(tmp_path / "2.0"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert (top["kind"], top["origin"]["op_name"]) == ("op_added", "jit(train_step)/sgd/mul")
+    assert "constant(2)" in top["summary"]
+    assert "was 1 or 0 in run a" in top["advice"] and "scales or shifts by 2" in top["advice"]

@@ -7,6 +7,7 @@ test on the finding, and the advice. The first rule that fits is used.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,7 +46,6 @@ def _zero_or_one(finding: Finding) -> bool:
 
 def _shrinks(finding: Finding) -> bool:
     """A dimension got smaller: what a short last batch looks like."""
-    import re
     pairs = re.findall(r"(\d+) -> (\d+)", finding.summary)
     return bool(pairs) and all(int(n) < int(o) for o, n in pairs)
 
@@ -53,6 +53,17 @@ def _shrinks(finding: Finding) -> bool:
 def _printed_once(finding: Finding) -> bool:
     """A constant printed in one run, {...} in the other."""
     return (finding.old == "{...}") != (finding.new == "{...}")
+
+
+_SCALAR_CONSTANT = re.compile(r"constant\((.*?)\)[,)]")
+
+
+def _scales_by_constant(finding: Finding) -> bool:
+    """Ops added or removed that multiply or add a scalar constant: what a
+    hyperparameter of 1 or 0 in one run leaves after folding."""
+    text = finding.new or finding.old or ""
+    return bool(_SCALAR_CONSTANT.search(text)) and any(
+        opcode in text for opcode in ("multiply", "divide", "add", "subtract"))
 
 
 def _version(finding: Finding) -> bool:
@@ -123,6 +134,16 @@ RULES = (
     Rule("replaced", None, _always,
          "This part of the model was rewritten: expected after a code change; the program "
          "recompiles once for it."),
+    Rule("op_added", None, _scales_by_constant,
+         "Run b scales or shifts by {constant} {here} and run a does not: the model code "
+         "adds it, or a value (a learning rate, a scale) was 1 or 0 in run a, where its "
+         "multiply or add is folded away when the program is lowered. Pass such values as "
+         "arguments."),
+    Rule("op_removed", None, _scales_by_constant,
+         "Run a scales or shifts by {constant} {here} and run b does not: the model code "
+         "no longer does it, or a value (a learning rate, a scale) is 1 or 0 in run b, "
+         "where its multiply or add is folded away when the program is lowered. Pass such "
+         "values as arguments."),
     Rule("op_added", None, _always,
          "The model code adds operations here: expected after a code change; otherwise "
          "look for a Python branch on a configuration value {here}."),
@@ -158,8 +179,15 @@ def advice_for(finding: Finding, framework: str | None) -> str:
     for rule in RULES:
         if rule.kind == finding.kind and rule.framework in (None, framework) \
                 and rule.applies(finding):
-            return rule.advice.replace("{here}", _here(finding))
+            return rule.advice.replace("{here}", _here(finding)).replace(
+                "{constant}", _constant(finding))
     return ""
+
+
+def _constant(finding: Finding) -> str:
+    """The scalar constant a finding names (``2``)."""
+    found = _SCALAR_CONSTANT.search(finding.new or finding.old or "")
+    return found.group(1) if found else "a constant"
 
 
 def _here(finding: Finding) -> str:

@@ -75,6 +75,21 @@ class Change:
     line_b: int | None = field(default=None, compare=False)
 
 
+def _opcode_text(instruction: Instruction) -> str:
+    """``constant(2)`` for a scalar constant, so that an added multiply by a
+    learning rate of 2 (where 1 was left out) shows its value; the opcode
+    alone for anything else."""
+    if instruction.opcode == "constant" and instruction.shape is not None \
+            and not instruction.shape.dimensions:
+        literal = instruction.literal
+        if literal is not None and not literal.parts and len(literal.text) <= _SCALAR_SHOWN:
+            return f"constant({literal.text})"
+    return instruction.opcode
+
+
+_SCALAR_SHOWN = 24  # characters of a scalar constant's value that a summary shows
+
+
 def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> list[Change]:
     """Every change between ``a`` and ``b``, in b's file order."""
     if alignment is None:
@@ -337,7 +352,8 @@ class _ComputationDiff:
             if converted is not None:
                 return converted
         instruction = y if y is not None else x
-        text = f"{instruction.opcode} {instruction.shape}" if instruction.shape else instruction.opcode
+        text = f"{_opcode_text(instruction)} {instruction.shape}" if instruction.shape \
+            else _opcode_text(instruction)
         if kind == "op_added":
             return self._change(kind, None, text, None, y)
         return self._change(kind, text, None, x, None)

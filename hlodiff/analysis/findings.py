@@ -457,10 +457,12 @@ def _ops_text(changes: list[Change]) -> str:
     instructions = [c for c in changes if not c.kind.startswith("computation")]
     if len(instructions) == 1:
         return instructions[0].new or instructions[0].old or ""
-    opcodes = list(dict.fromkeys(c.opcode for c in
-                                 sorted(instructions, key=lambda c: (c.opcode in _QUIET_OPCODES,
-                                                                     c.opcode in _ARITHMETIC))
-                                 if c.opcode))
+    ordered = sorted(instructions, key=lambda c: (c.opcode in _QUIET_OPCODES,
+                                                  c.opcode in _ARITHMETIC))
+    values = {_opcode_label(c) for c in ordered if c.opcode == "constant"}
+    constant = values.pop() if len(values) == 1 else "constant"  # one value: name it
+    opcodes = list(dict.fromkeys(constant if c.opcode == "constant" else c.opcode
+                                 for c in ordered if c.opcode))
     shown = ", ".join(opcodes[:5]) + (", ..." if len(opcodes) > 5 else "")
     computations = len(changes) - len(instructions)
     extra = f" and {computations} computation{'s' if computations != 1 else ''}" \
@@ -468,6 +470,16 @@ def _ops_text(changes: list[Change]) -> str:
     if not instructions:
         return f"{computations} computation{'s' if computations != 1 else ''}"
     return f"{len(instructions)} ops ({shown}){extra}"
+
+
+def _opcode_label(change: Change) -> str:
+    """The opcode, or ``constant(2)`` where the change's text names a scalar's
+    value (diff.py's ``_opcode_text``)."""
+    text = change.new if change.new is not None else change.old
+    if change.opcode == "constant" and text and text.startswith("constant("):
+        label = text.rpartition(" ")[0]
+        return label if label.endswith(")") else text
+    return change.opcode
 
 
 def _common_scope(changes: list[Change]) -> str:
