@@ -466,14 +466,28 @@ def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_
     # run a lacks. The report said "added: 4 ops (multiply, constant,
     # broadcast)" and "the model code adds operations here", which sent the
     # user hunting for a code change; the value 2 was nowhere.
-    program = Path(__file__).parent / "programs" / "jax_train_step.py"
-    for lr in ("1.0", "2.0"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / lr}"}
-        subprocess.run([sys.executable, str(program), lr, "16", str(tmp_path / f"{lr}.json")],
-                       env=env, check=True, capture_output=True)
-    report = json.loads(run_cli("diff", str(tmp_path / "1.0"), str(tmp_path / "2.0"),
-                                "--format", "json", "--no-cache", expect=1).stdout)
-    top = report["findings"][0]
+    top = _train_step_diff(tmp_path, "1.0", "2.0")
     assert (top["kind"], top["origin"]["op_name"]) == ("op_added", "jit(train_step)/sgd/mul")
     assert "constant(2)" in top["summary"]
     assert "was 1 or 0 in run a" in top["advice"] and "scales or shifts by 2" in top["advice"]
+
+
+def test_a_float_printed_without_a_point_is_still_a_python_float(tmp_path):
+    # XLA prints the f32 learning rates 2.0 and 3.0 as "2" and "3"; the advice
+    # read the digits and called them "an integer (a loop bound, a step count)".
+    top = _train_step_diff(tmp_path, "2.0", "3.0")
+    assert (top["kind"], top["old"], top["new"]) == ("constant", "2", "3")
+    assert top["advice"].startswith("A Python float is baked into the jitted function")
+
+
+def _train_step_diff(tmp_path, lr_a: str, lr_b: str) -> dict:
+    """The top finding of two real runs of tests/programs/jax_train_step.py
+    that differ in the learning rate only."""
+    program = Path(__file__).parent / "programs" / "jax_train_step.py"
+    for lr in (lr_a, lr_b):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / lr}"}
+        subprocess.run([sys.executable, str(program), lr, "16", str(tmp_path / f"{lr}.json")],
+                       env=env, check=True, capture_output=True)
+    report = json.loads(run_cli("diff", str(tmp_path / lr_a), str(tmp_path / lr_b),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    return report["findings"][0]

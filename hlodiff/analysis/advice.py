@@ -29,6 +29,8 @@ def _always(_: Finding) -> bool:
 
 
 def _float_scalar(finding: Finding) -> bool:
+    if finding.element_type is not None:  # an f32 prints 2.0 as "2"
+        return _FLOATING.match(finding.element_type) is not None and _scalars(finding)
     try:
         return all(isinstance(element_value((v or "").strip()), float)
                    for v in (finding.old, finding.new))
@@ -37,7 +39,16 @@ def _float_scalar(finding: Finding) -> bool:
 
 
 def _integer_scalar(finding: Finding) -> bool:
-    return all((v or "").strip().lstrip("-").isdigit() for v in (finding.old, finding.new))
+    return (finding.element_type is None or _FLOATING.match(finding.element_type) is None) \
+        and all((v or "").strip().lstrip("-").isdigit() for v in (finding.old, finding.new))
+
+
+_FLOATING = re.compile(r"(f|bf|c)\d")  # f32, bf16, f8e4m3fn, c64: values print as "2" too
+
+
+def _scalars(finding: Finding) -> bool:
+    """Both values one number each (not an array or a tuple)."""
+    return all(v and not v.lstrip().startswith(("{", "(")) for v in (finding.old, finding.new))
 
 
 def _zero_or_one(finding: Finding) -> bool:

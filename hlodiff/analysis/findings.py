@@ -69,7 +69,7 @@ class Finding:
     advice: str = ""
     program: str = ""
     optimized: int = 0
-    opcodes: tuple[str, ...] = ()
+    element_type: str | None = None  # of a constant's values: "2" may be an f32
 
     @property
     def origin(self) -> Origin:
@@ -131,7 +131,7 @@ def finding(kind: str, stage: str, changes: list[Change], *, old=None, new=None,
                    _origins(changes, ranked=ranked, lead=None if old is not None else first),
                    tuple(where(c) for c in changes), detail or first.detail,
                    derived_findings(list(derived), stage), summary,
-                   opcodes=tuple(dict.fromkeys(c.opcode for c in changes if c.opcode)))
+                   element_type=first.element_type)
 
 
 def derived_findings(changes: list[Change], stage: str) -> tuple[Finding, ...]:
