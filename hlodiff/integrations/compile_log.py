@@ -68,6 +68,8 @@ _JAX_PERSISTENT = re.compile(r"(?P<what>PERSISTENT COMPILATION CACHE MISS|Persis
 _XLA_FINGERPRINT = re.compile(r"Fingerprint for executable (?P<program>\S+): (?P<key>\w*)")
 _XLA_COMPILING = re.compile(r"Compiling \[(?P<program>[^\]]+)\] for ")
 _TF_COMPILING = re.compile(r"Instantly compiling for signature: (?P<signature>(?P<fn>[^\[,\s]+)\S*.*\S)")
+_TF_INPUTS = re.compile(r"device_compiler\.h:\d+\] num_inputs=")
+_TF_RESOURCE = re.compile(r"device_compiler\.h:\d+\] \d+: kind=resource name=(?P<name>\S+)")
 _TF_LOADING = re.compile(r"Loading cached entry for: (?P<fn>[^\[,\s]+)")
 _TF_TIMED = re.compile(r"Compilation of XLA executable time: .*#called: (?P<count>\d+)")
 _TF_RETRACING = re.compile(r"(?P<traces>\d+) out of the last \d+ calls to <(?:function|bound method) "
@@ -125,7 +127,9 @@ class Compilation:
     for a load (no compilation), ``"miss"`` when the log says the cache
     did not have it, None when it says nothing. ``cause`` is the
     framework's own explanation, whole; ``where`` the user's line.
-    ``signature`` is TensorFlow's argument list (types, no shapes).
+    ``signature`` is TensorFlow's argument list (types, no shapes);
+    ``resources`` the variables it reads, where the log lists its inputs
+    (``device_compiler=3``).
     """
 
     program: str
@@ -139,6 +143,7 @@ class Compilation:
     cause: str = ""
     where: str | None = None
     signature: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()
 
     @property
     def loaded(self) -> bool:
@@ -255,6 +260,7 @@ class _Scanner:
     open_jax: dict[str, int] = field(default_factory=dict)  # module -> index in found
     jax_compiling_lines: bool = False
     tf_pending: int | None = None  # index of a named TF request not yet timed
+    tf_resources: list[str] = field(default_factory=list)  # of the inputs listed last
     torch_block: dict | None = None
 
     def feed(self, number: int, line: str) -> None:
@@ -359,7 +365,16 @@ class _Scanner:
             concrete = match["fn"]
             self.tf_pending = self._add(number, tf_function(concrete), concrete, "tensorflow",
                                         key=match["signature"],
-                                        signature=_argument_types(match["signature"]))
+                                        signature=_argument_types(match["signature"]),
+                                        resources=tuple(self.tf_resources))
+            self.tf_resources = []
+            return True
+        if _TF_INPUTS.search(line):
+            self.tf_resources = []
+            return True
+        match = _TF_RESOURCE.search(line)
+        if match:
+            self.tf_resources.append(match["name"])
             return True
         match = _TF_LOADING.search(line)
         if match:
@@ -493,9 +508,11 @@ def summarise(found: Scan, dump: Dump | None = None) -> list[Program]:
 
     Recompiled user programs come first, the rest in the order they first
     compiled. TensorFlow's concrete functions group into one program per
-    function name and number of arguments (a retrace changes their shapes,
-    not their number): Keras' train, test and predict steps are all
-    ``one_step_on_data`` but take different arguments.
+    function name and the variables it reads: Keras' train, test and
+    predict steps are all ``one_step_on_data`` but read different variables,
+    while a retrace reads the same ones, even when it takes a Python float
+    as a tensor now (one argument more). Where the log does not list the
+    variables, the number of arguments stands in for them.
     """
     compilations = list(found.compilations)
     note = ""
@@ -524,7 +541,7 @@ def summarise(found: Scan, dump: Dump | None = None) -> list[Program]:
 
 def _group(c: Compilation) -> tuple:
     if c.framework == "tensorflow" and c.module:
-        return ("tensorflow", c.program, len(c.signature))
+        return ("tensorflow", c.program, c.resources or len(c.signature))
     return (c.framework if c.framework in ("tensorflow", "pytorch", "graphcore") else "jax",
             c.program)
 

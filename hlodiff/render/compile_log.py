@@ -73,7 +73,9 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         label = Text(terminal(p.name or "(not named in the log)"))
         if not p.user:
             label.append(" (framework set-up)", style="dim")
-        recompilations = f"{p.retraces} retraces" if p.retraces else str(p.recompilations)
+        # Retraces stand in only where no compilation is logged: TensorFlow's
+        # warning counts the traces of every signature, the row one signature's.
+        recompilations = f"{p.retraces} retraces" if _not_logged(p) else str(p.recompilations)
         row = [label, "not logged" if _not_logged(p) else str(len(p.compilations)),
                recompilations if p.name else "?", str(p.loads)]
         if keys:
