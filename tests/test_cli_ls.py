@@ -189,3 +189,22 @@ def test_the_training_step_is_the_main_program_though_an_ema_takes_more_argument
     assert main.module.program == "jit_train_step"
     assert main.reason.startswith("computes gradients, a training step")
     assert "next jit_ema_update, which does not" in main.reason
+
+
+def test_a_step_jitted_as_a_private_method_is_the_users_not_jaxs(tmp_path):
+    # jax.jit(self._train_step) is jit__train_step, named like JAX's own
+    # jit__normal; the name rule took it for JAX's, so jit_concatenate (four
+    # shards of a batch, eager) became the main program, and `baseline` then
+    # `check` said "Same executable", exit 0, for a learning rate that moved
+    # the step's JAX key. JAX's frame tables name the user's functions.
+    program = Path(__file__).parent / "programs" / "jax_private_step.py"
+    for lr in ("0.01", "0.02"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / lr}"}
+        subprocess.run([sys.executable, str(program), lr], env=env, check=True,
+                       capture_output=True)
+    main = load_dump(tmp_path / "0.01").main
+    assert main.module.program == "jit__train_step"
+    baseline = tmp_path / "baseline.json"
+    run_cli("baseline", str(tmp_path / "0.01"), "-o", str(baseline))
+    checked = run_cli("check", "--baseline", str(baseline), str(tmp_path / "0.02"), expect=1)
+    assert "Top cause: constant 0.01 -> 0.02" in " ".join(checked.stdout.split())

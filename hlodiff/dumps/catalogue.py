@@ -11,6 +11,7 @@ Nothing here writes into a dump directory.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -19,7 +20,8 @@ from typing import Callable, Iterable, Iterator
 from ..errors import HlodiffError
 from ..model import Module
 from .naming import (AFTER, BEFORE, FOLDER_FILES, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile,
-                     ProgramName, classify, is_framework_helper, program_name, settle_program)
+                     ProgramName, classify, is_framework_helper, jax_module_name, program_name,
+                     settle_program)
 
 
 # --- modules ----------------------------------------------------------------------
@@ -215,6 +217,31 @@ class MainProgram:
 _BACKWARD = ("transpose(jvp(", "gradient_tape/")
 
 
+_FUNCTION_NAMES = re.compile(r"^FunctionNames\n((?:\d+ \".*\"\n)*)", re.M)
+
+
+def compiled_by_framework(module: DumpModule) -> bool:
+    """Did JAX compile this program for itself (an eager op, jax.nn.relu or
+    jax.random.normal outside jit)? The name says first
+    (naming.is_framework_helper: ``jit__normal``, ``jit_concatenate``). But a
+    user's function can have such a name (``self._train_step`` is
+    ``jit__train_step``), and JAX leaves its own code out of the stack frames
+    it records: where a module has frame tables and they hold a function of
+    the program's name, the program is the user's. (A library's program can
+    be missing from them: flax leaves its own frames out too, so its
+    ``jit_init`` is told by its name, as a user's.)"""
+    if not is_framework_helper(module.program):
+        return False
+    table = _FUNCTION_NAMES.search(module.head()) \
+        if module.program.startswith(("jit_", "pjit_")) else None
+    if table is None:
+        return True
+    api = module.program.split("_", 1)[0]
+    names = {jax_module_name(api, name.rsplit(".", 1)[-1])
+             for name in re.findall(r'^\d+ "(.*)"$', table.group(1), re.M)}
+    return module.program.split(".", 1)[0] not in names
+
+
 def computes_gradients(module: DumpModule) -> bool:
     """Does the module's compile input (else its only file) run a backward pass?"""
     try:
@@ -259,10 +286,11 @@ class Dump:
         text where a module has it.
         """
         candidates = [m for m in self.modules if m.primary is not None]
-        users = [m for m in candidates if not is_framework_helper(m.program)]
+        own = {id(m) for m in candidates if compiled_by_framework(m)}
+        users = [m for m in candidates if id(m) not in own]
         # read only where it can decide: between programs of the user's
         learning = {id(m) for m in users if computes_gradients(m)} if len(users) > 1 else set()
-        ranked = sorted(candidates, key=lambda m: (not is_framework_helper(m.program),
+        ranked = sorted(candidates, key=lambda m: (id(m) not in own,
                                                    id(m) in learning, m.entry_parameters,
                                                    m.stage_file(BEFORE) is not None, m.size),
                         reverse=True)
@@ -271,7 +299,7 @@ class Dump:
         what = "pass snapshot" if what in (PASS, IN_PASS) else what
         if len(ranked) == 1:
             return MainProgram(best, f"the only module with HLO text ({human_size(best.size)})")
-        users = [m for m in ranked if not is_framework_helper(m.program)]
+        users = [m for m in ranked if id(m) not in own]
         helpers = len(ranked) - len(users)
         not_counted = f"; {helpers} program{'s' if helpers != 1 else ''} JAX compiled for " \
                       "itself not counted" if helpers and users else ""

@@ -171,8 +171,14 @@ hard_sigmoid hard_silu log1mexp floor_divide remainder fmod reciprocal absolute 
 """.split())
 
 
+def jax_module_name(api: str, function: str) -> str:
+    """The HloModule name JAX gives ``jit(f)``: ``jit_f``; ``jit(<lambda>)`` -> ``jit__lambda``."""
+    return re.sub(r"[^\w.-]", "_", f"{api}({function})").rstrip("_")
+
+
 def is_framework_helper(written: str) -> bool:
-    """Did the framework compile this program for itself (see _JAX_EAGER)?
+    """Did the framework compile this program for itself, by its name alone
+(see _JAX_EAGER)? A dump's frame tables tell better: catalogue.compiled_by_framework.
 
     >>> is_framework_helper("jit__threefry_split"), is_framework_helper("jit_train_step")
     (True, False)

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..dumps import Dump, DumpModule, normalise_program
-from ..dumps.naming import is_framework_helper
+from ..dumps.naming import is_framework_helper, jax_module_name
 from ..errors import HlodiffError
 from ..model import is_library_file
 
@@ -82,11 +82,6 @@ _GRAPHCORE_MISSING = re.compile(r"Couldn't find ")
 
 # The graph name PyTorch/XLA gives every program its sync points compile.
 TORCH_PROGRAM = "SyncTensorsGraph"
-
-def jax_module_name(api: str, function: str) -> str:
-    """The HloModule name JAX gives ``jit(f)``: ``jit_f``; ``jit(<lambda>)`` -> ``jit__lambda``."""
-    return re.sub(r"[^\w.-]", "_", f"{api}({function})").rstrip("_")
-
 
 def concrete_function(module: str) -> str | None:
     """The TensorFlow concrete function an XLA module compiles, as TF names it.

@@ -11,7 +11,6 @@ the two side by side.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Sequence
 from dataclasses import dataclass
@@ -19,9 +18,9 @@ from dataclasses import dataclass
 from ..analysis.compare import compare_dumps
 from ..analysis.explain import Report
 from ..dumps import BEFORE, Dump, DumpModule
+from ..dumps.catalogue import compiled_by_framework
 from ..model import Instruction, Module
-from ..dumps.naming import is_framework_helper
-from .compile_log import Compilation, Program, jax_module_name, entry_types
+from .compile_log import Compilation, Program, entry_types
 
 
 @dataclass(frozen=True)
@@ -102,29 +101,11 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
 def find_recompilations(dump: Dump, context: bool = False) -> list[RecompiledProgram]:
     """Every program compiled more than once in ``dump``; user programs first.
     ``context``: each report keeps its findings' lines and neighbourhoods (for a page)."""
-    out = [RecompiledProgram(name, not _jax_own(modules[0]), modules,
+    out = [RecompiledProgram(name, not compiled_by_framework(modules[0]), modules,
                              tuple(explain_recompilation(modules, n, context)
                                    for n in range(1, len(modules))))
            for name, modules in compiled_more_than_once(dump)]
     return sorted(out, key=lambda p: not p.user)
-
-
-_FUNCTION_NAMES = re.compile(r"^FunctionNames\n((?:\d+ \".*\"\n)*)", re.M)
-
-
-def _jax_own(module: DumpModule) -> bool:
-    """Did JAX compile this program for itself (an eager op, jax.nn.relu
-    outside jit)? JAX leaves its own code out of the stack frames it records,
-    so where a module has frame tables, a function of the program's name in
-    them is the user's (or a library's, flax's Module.apply), and none is
-    JAX's own; without tables, the name says (dumps/naming.py)."""
-    table = _FUNCTION_NAMES.search(module.head())
-    if table is None or not module.program.startswith(("jit_", "pjit_")):
-        return is_framework_helper(module.program)
-    api = module.program.split("_", 1)[0]
-    names = {jax_module_name(api, name.rsplit(".", 1)[-1])
-             for name in re.findall(r'^\d+ "(.*)"$', table.group(1), re.M)}
-    return module.program.split(".", 1)[0] not in names
 
 
 def explain_recompilation(modules: Sequence[DumpModule], index: int,
