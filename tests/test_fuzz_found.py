@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import run_cli
 from test_wrong_answers import diff
 
 BF16 = """HloModule m, entry_computation_layout={()->bf16[]}
@@ -286,3 +287,36 @@ def test_two_lines_swapped_are_another_program_only_when_scheduled(tmp_path, sch
     top = report["findings"][0]
     assert (top["kind"], top["old"], top["new"]) == ("operands", "runs 3 of 4", "runs 2 of 4")
     assert "another order" in top["detail"]
+
+
+NEGATE = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+ENTRY %e (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %n = f32[4]{0} negate(%p)
+}
+"""
+
+
+def test_lines_with_no_spaces_around_their_equals_sign_are_the_same_program(tmp_path):
+    # XLA reads "%p=f32[4]{0} parameter(0)" as it reads "%p = ..."; the
+    # pass that pairs unchanged lines looked for " = " and raised ValueError
+    # (a traceback, exit 1), on every such edit of a structural fuzz.
+    report, code = diff(tmp_path, NEGATE, NEGATE.replace(" = ", "="))
+    assert code == 0 and report["same_executable"] is True
+
+
+def test_a_header_layout_xla_rejects_is_a_one_line_error_at_its_column(tmp_path):
+    # "f32[]{}" after the arrow: XLA rejects it; hlodiff raised PieceError,
+    # a traceback, once the diff read the entry layout.
+    bad = NEGATE.replace("f32[4]", "f32[]").replace("{0}", "", 2).replace("->f32[]", "->f32[]{}", 1)
+    assert bad.startswith("HloModule m, entry_computation_layout={(f32[])->f32[]{}}")
+    result = run_cli("diff", str(_write(tmp_path, "a.txt", NEGATE)),
+                     str(_write(tmp_path, "b.txt", bad)), expect=2)
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert f"{tmp_path / 'b.txt'}:1:54: unexpected '{{'" in result.stderr
+
+
+def _write(folder, name: str, text: str):
+    (folder / name).write_text(text)
+    return folder / name

@@ -206,6 +206,9 @@ def _check_layout_signature(text: str, base: int) -> None:
         pos = skip(text, pos + 2)
         end = shape_end(text, pos)
         parse_shape(text[pos:end])
+        pos = skip(text, end)
+        if pos < len(text):
+            raise PieceError(base + pos, f"unexpected {text[pos]!r} after the result shape")
     except ScanError as err:
         raise PieceError(base + err.offset, err.message) from None
     except PieceError as err:

@@ -114,11 +114,22 @@ def line_starts(lines: list[str], start: int) -> Iterator[int]:
     return map(add, accumulate(map(len, lines), initial=start), count())  # in C: no Python per line
 
 
-def names_of(lines: list[str]) -> list[str]:
-    """The instruction name of each line (lines whose instruction starts them)."""
+def names_as_printed(lines: list[str]) -> list[str] | None:
+    """The instruction name of each line, or None unless every line starts
+    as XLA prints one (``  %name = ``, ``  ROOT %name = ``)."""
     names = _LINE_NAMES.findall("\n" + "\n".join(lines))  # one regex over them all, in C
-    return names if len(names) == len(lines) else [_name(line) for line in lines]
+    return names if len(names) == len(lines) else None
+
+
+def names_of(lines: list[str]) -> list[str]:
+    """The instruction name of each line (lines whose instruction starts
+    them), however the line spaces its ``=``."""
+    names = names_as_printed(lines)
+    return names if names is not None else [_name(line) for line in lines]
+
+
+_NAME = re.compile(r"\s*(?:ROOT\s+)?%?([^\s=]+)\s*=")
 
 
 def _name(line: str) -> str:
-    return line[line.index("%") + 1:line.index(" = ")].rstrip()
+    return _NAME.match(line).group(1)
