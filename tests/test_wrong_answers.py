@@ -491,3 +491,40 @@ def _train_step_diff(tmp_path, lr_a: str, lr_b: str) -> dict:
     report = json.loads(run_cli("diff", str(tmp_path / lr_a), str(tmp_path / lr_b),
                                 "--format", "json", "--no-cache", expect=1).stdout)
     return report["findings"][0]
+
+
+@pytest.mark.parametrize("devices_a, run_b, devices_b, says", [
+    ("1", ("0.5", "0"), "1", "compile option exec_time_optimization_effort: (default) -> 0.5"),
+    ("2", ("0", "1"), "2", "compile option device_assignment.computation_devices.replica_device_ids"),
+    ("1", ("0", "0"), "2", "device topology: 1 host device -> 2 host devices"),
+], ids=["effort", "device", "host-devices"])
+def test_compile_options_and_topology_move_jax_key_without_moving_the_hlo(
+        tmp_path, devices_a, run_b, devices_b, says):
+    # Three pairs of real runs whose HLO and optimized files are the same
+    # text, and which JAX nevertheless keyed apart (a helper session counted
+    # its cache entries): hlodiff said "Same executable, no recompile, JAX
+    # persistent cache key: unchanged". The difference is in the module's
+    # compile_options.textproto or topology.textproto, which JAX hashes.
+    program = Path(__file__).parent / "programs" / "jax_compile_options.py"
+    cache = tmp_path / "cache"
+    for side, arguments, devices in (("a", ("0", "0"), devices_a), ("b", run_b, devices_b)):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu",
+               "XLA_FLAGS": f"--xla_dump_to={tmp_path / side} "
+                            f"--xla_force_host_platform_device_count={devices}",
+               "JAX_COMPILATION_CACHE_DIR": str(cache),
+               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+               "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
+        subprocess.run([sys.executable, str(program), *arguments], env=env, check=True,
+                       capture_output=True)
+    entries = [p.name for p in cache.iterdir() if p.name.startswith("jit_train_step-")]
+    report = json.loads(run_cli("diff", str(tmp_path / "a"), str(tmp_path / "b"), "--module",
+                                "jit_train_step", "--format", "json", "--no-cache",
+                                expect=0).stdout)  # 0: the same executable (README)
+    step, = report["programs"]
+    assert step["hashes"]["jax_cache_key"] is (len(entries) == 2) is True
+    assert (step["recompiles"], step["same_executable"]) == (True, True)
+    assert says in report["findings"][0]["detail"]
+    # A baseline keeps those files, so a pre-merge check sees the same
+    run_cli("baseline", str(tmp_path / "a"), "-o", str(tmp_path / "baseline.json"))
+    checked = run_cli("check", "--baseline", str(tmp_path / "baseline.json"), str(tmp_path / "b"))
+    assert "Recompiles (jit_train_step), but XLA produces the same executable" in checked.stdout

@@ -98,6 +98,21 @@ RULES = (
     Rule("environment", None, _named("flag", "debug_options"),
          "XLA_FLAGS differ between the runs: set the same flags in both (only the dump "
          "flags may differ)."),
+    Rule("environment", None, _named("compile option device_assignment"),
+         "The program was placed on other devices (its device assignment): JAX keys it, so "
+         "the same program on another device compiles again; place it on the same devices "
+         "in both runs."),
+    Rule("environment", None, _named("compile option"),
+         "JAX keys the compile options: set the same ones in both runs "
+         "(jax_exec_time_optimization_effort, jax_memory_fitting_effort, jit's "
+         "compiler_options)."),
+    Rule("environment", None, _named("host device"),
+         "The runs had different numbers of host devices "
+         "(--xla_force_host_platform_device_count): JAX keys the device topology, so every "
+         "program compiles again; set the same count in both runs."),
+    Rule("environment", None, _named("device topology"),
+         "The runs had devices of another kind or CPUs with other features: JAX keys the "
+         "device topology, so a persistent cache shared between such machines misses."),
     Rule("environment", None, _always,
          "The runs compiled for different machines or devices: compare runs on the same "
          "platform and device count."),

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..dumps.environment import is_version
+from ..dumps.environment import changes_code, is_version
 from ..dumps.naming import classify
 from ..model import Module, element_value
 from .advice import advice_for
@@ -492,7 +492,8 @@ def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
     if output_changes is not None:
         same = _differs(output_changes)
         same = None if same is None else not same
-        if same is True and any(c.kind == "environment" and not _dump_only(c) for c in outside):
+        if same is True and any(c.kind == "environment" and changes_code(c.detail)
+                                for c in outside):
             same = False  # the same optimized HLO, compiled by another XLA or with other flags
             reasons.append("the optimized HLO is the same, but XLA flags or versions differ: "
                            "XLA generates other code from it")
@@ -551,11 +552,6 @@ def _optimized_texts_differ(program: ProgramDiff) -> bool | None:
         return not filecmp.cmp(*paths, shallow=False)
     except OSError:
         return None
-
-
-def _dump_only(change: Change) -> bool:
-    """A difference in how XLA dumps, not in how it compiles (JAX's key may still see it)."""
-    return change.detail.startswith("XLA flag xla_dump_")
 
 
 def _differs(changes: list[Change]) -> bool | None:

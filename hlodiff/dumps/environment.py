@@ -55,6 +55,7 @@ IGNORED_FLAGS = frozenset({
 CACHE_DERIVED = frozenset({"xla_gpu_per_fusion_autotune_cache_dir"})
 # How a version difference's detail begins, which tells it from the others.
 VERSION = "framework or XLA version"
+COMPILE_OPTION = "compile option"
 _HEADER_DEVICES = re.compile(r"\b(replica_count|num_partitions)=(\d+)")
 _JAX_OP_NAME = re.compile(r'op_name="jit\(')
 
@@ -68,6 +69,9 @@ class Environment:
     devices: tuple[tuple[str, int], ...]
     flags: dict[str, str] = field(default_factory=dict)
     has_flags: bool = False
+    compile_options: dict[str, str] | None = None  # compile_options.textproto, flags left out
+    topology: str | None = None  # topology.textproto: the devices JAX hashes
+    host_devices: str = "1"  # --xla_force_host_platform_device_count, which JAX's key leaves out
 
 
 def environment(module: DumpModule) -> Environment:
@@ -88,8 +92,16 @@ def environment(module: DumpModule) -> Environment:
     # 1 is XLA's default for both: printed or not, it is one device
     devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(_header(head))
                            if int(v) != 1))
-    flags = _flags(module)
-    return Environment(tuple(traits), platform, devices, flags or {}, flags is not None)
+    sidecar = next((f for f in module.files if f.kind == "debug_options"), None)
+    every_flag = None if sidecar is None else _read(module, sidecar)
+    every_flag = None if every_flag is None else debug_options(every_flag)
+    flags = None if every_flag is None else \
+        {key: value for key, value in every_flag.items() if key not in IGNORED_FLAGS}
+    options = _folder_file(module, "compile_options.textproto")
+    return Environment(tuple(traits), platform, devices, flags or {}, flags is not None,
+                       None if options is None else _compile_options(options),
+                       _folder_file(module, "topology.textproto"),
+                       (every_flag or {}).get(_HOST_DEVICES, "1"))
 
 
 def _header(head: str) -> str:
@@ -101,15 +113,50 @@ def _header(head: str) -> str:
     return head[at:] if end < 0 else head[at:end]
 
 
-def _flags(module: DumpModule) -> dict[str, str] | None:
-    sidecar = next((f for f in module.files if f.kind == "debug_options"), None)
-    if sidecar is None:
-        return None
+def _folder_file(module: DumpModule, name: str) -> str | None:
+    """The text of one of JAX's files in the module's folder, or None."""
+    found = next((f for f in module.files if f.kind == name), None)
+    return None if found is None else _read(module, found)
+
+
+def _read(module: DumpModule, file) -> str | None:
     try:
-        text = (module.root / sidecar.relative).read_text(encoding="utf-8", errors="replace")
+        return (module.root / file.relative).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return {key: value for key, value in debug_options(text).items() if key not in IGNORED_FLAGS}
+
+
+# Parts of the compile options read elsewhere: the flags (from .debug_options)
+# and flags passed as overrides (jax.jit(compiler_options=...): .debug_options too).
+_OPTIONS_READ_ELSEWHERE = ("executable_build_options.debug_options", "env_option_overrides")
+
+
+def _compile_options(text: str) -> dict[str, str]:
+    """The fields of compile_options.textproto (CompileOptionsProto as protobuf
+    text), by their dotted path, a repeated field's values joined; the flags
+    left out. JAX hashes all of it (jax/_src/cache_key.py,
+    _hash_serialized_compile_options): the optimization efforts, the device
+    assignment, the number of replicas and partitions."""
+    return {path: value for path, value in protobuf_fields(text).items()
+            if not path.startswith(_OPTIONS_READ_ELSEWHERE)}
+
+
+def protobuf_fields(text: str) -> dict[str, str]:
+    """Every scalar field of a protobuf text message by its dotted path
+    (``device_assignment.computation_devices.replica_device_ids``), the values of
+    a repeated one joined by ", " in order."""
+    values: dict[str, list[str]] = {}
+    path: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line == "}":
+            path = path[:-1]
+        elif line.endswith("{"):
+            path.append(line[:-1].rstrip().rstrip(":").rstrip())
+        elif ":" in line:
+            name, _, value = line.partition(":")
+            values.setdefault(".".join([*path, name.strip()]), []).append(value.strip())
+    return {key: ", ".join(found) for key, found in values.items()}
 
 
 def debug_options(text: str) -> dict[str, str]:
@@ -172,6 +219,19 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
     if a.devices != b.devices:
         old, new = _device_words(a.devices), _device_words(b.devices)
         out.append(Difference("devices", old, new, f"device count: {old} vs {new}"))
+    if a.compile_options is not None and b.compile_options is not None:
+        for key in sorted(set(a.compile_options) | set(b.compile_options)):
+            old, new = (a.compile_options.get(key, "(default)"),
+                        b.compile_options.get(key, "(default)"))
+            shown = key.removeprefix("executable_build_options.")
+            if old != new and not (shown.startswith(_DEVICE_OPTIONS) and
+                                   any(d.what == "devices" for d in out)):
+                out.append(Difference("compile option", f"{shown}: {old}", f"{shown}: {new}",
+                                      f"{COMPILE_OPTION} {shown}: {old} -> {new}"))
+    if a.topology is not None and b.topology is not None and a.topology != b.topology \
+            and not any(d.what == "devices" for d in out):
+        old, new = _topology_words(a, b)
+        out.append(Difference("topology", old, new, f"{_TOPOLOGY}{old} -> {new}"))
     if a.has_flags and b.has_flags:
         for key in sorted(set(a.flags) | set(b.flags)):
             if key in CACHE_DERIVED or a.flags.get(key) == b.flags.get(key):
@@ -181,6 +241,42 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
                                   f"{key}: {new}" if key in b.flags else new,
                                   f"XLA flag {key}: {old} -> {new}"))
     return out
+
+
+_HOST_DEVICES = "xla_force_host_platform_device_count"
+_FEATURE = re.compile(r"[+-][a-z0-9][\w.\-]*")
+
+
+def changes_code(detail: str) -> bool:
+    """Can an environment difference (by its detail) make XLA generate other
+    code from the same optimized HLO? Versions, platforms, flags and CPU
+    features can; how XLA dumps, the compile options (the device an
+    executable is assigned to, an optimization effort whose passes would
+    show in the optimized HLO) and the number of host devices cannot. JAX's
+    key may still see them all."""
+    return not (detail.startswith(("XLA flag xla_dump_", COMPILE_OPTION))
+                or detail.startswith(_TOPOLOGY) and "host device" in detail)
+
+
+_TOPOLOGY = "device topology: "
+# Compile options that restate a device count the module header shows.
+_DEVICE_OPTIONS = ("device_assignment.", "num_replicas", "num_partitions")
+
+
+def _topology_words(a: Environment, b: Environment) -> tuple[str, str]:
+    """What differs in two topologies (JAX hashes the devices' topology,
+    which holds how many host devices there are and the CPU's features):
+    the host device count where the flag that sets it differs, else the CPU
+    features one has and the other lacks."""
+    count_a, count_b = a.host_devices, b.host_devices
+    if count_a != count_b:
+        return f"{count_a} host device{'s' * (count_a != '1')}", \
+            f"{count_b} host device{'s' * (count_b != '1')}"
+    features_a, features_b = (set(_FEATURE.findall(e.topology or "")) for e in (a, b))
+    if features_a != features_b:
+        return (", ".join(sorted(features_a - features_b)[:4]) or "(fewer CPU features)",
+                ", ".join(sorted(features_b - features_a)[:4]) or "(fewer CPU features)")
+    return "one topology", "another"
 
 
 def _device_words(devices: tuple[tuple[str, int], ...]) -> str:

@@ -5,8 +5,8 @@ reviewer needs to see and what hlodiff needs to explain a later change
 without the old dump: the normalised program name, a fingerprint per cache
 key (``canon.fingerprints``), the parameter shapes, every constant with
 its origin, and the module's own files (each dumped stage, plus JAX's
-module.mlir that settles constants XLA printed as ``{...}``, and the XLA flags
-in .debug_options), compressed
+module.mlir that settles constants XLA printed as ``{...}``, the XLA flags
+in .debug_options, and the compile options and device topology JAX hashes), compressed
 when large. ``check`` writes those files back into a directory and runs the
 same ``compare`` as ``hlodiff diff``: one differ, one explanation.
 """
@@ -60,7 +60,11 @@ def _module_record(module: DumpModule) -> dict[str, Any]:
 def _kept_files(module: DumpModule):
     stages = [module.stage_file(s) for s in (BEFORE, AFTER)]
     kept = [f for f in stages if f is not None] or [module.primary]
-    return kept + [f for f in module.files if f.kind in ("module.mlir", "debug_options")]
+    return kept + [f for f in module.files if f.kind in _SIDECARS]
+
+
+# What JAX hashes beside the HLO (dumps/environment.py) and what settles elided constants.
+_SIDECARS = ("module.mlir", "debug_options", "compile_options.textproto", "topology.textproto")
 
 
 def _file_record(path: Path, relative: str) -> dict[str, str]:
