@@ -528,3 +528,22 @@ def test_compile_options_and_topology_move_jax_key_without_moving_the_hlo(
     run_cli("baseline", str(tmp_path / "a"), "-o", str(tmp_path / "baseline.json"))
     checked = run_cli("check", "--baseline", str(tmp_path / "baseline.json"), str(tmp_path / "b"))
     assert "Recompiles (jit_train_step), but XLA produces the same executable" in checked.stdout
+
+
+def test_a_layer_added_to_weights_named_by_position_is_a_layer_with_its_weights(tmp_path):
+    # JAX names a list's leaves by position (params[2][0]): a hidden layer more
+    # shifts every later name, so the step's old output weights were paired by
+    # name with the new hidden ones, and the top cause read "dimension 4 -> 32
+    # in params[2][0]". Helper sessions met it with equinox (eqx.nn.MLP depth
+    # 2 -> 3), Keras (a Dense layer added) and optax.MultiSteps.
+    program = Path(__file__).parent / "programs" / "jax_layer_added.py"
+    for depth in ("2", "3"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / depth}"}
+        subprocess.run([sys.executable, str(program), depth], env=env, check=True,
+                       capture_output=True)
+    report = json.loads(run_cli("diff", str(tmp_path / "2"), str(tmp_path / "3"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert top["kind"] == "op_added"
+    assert "with 4 new parameters (f32[32,32]{1,0}, f32[32]{0})" in top["summary"]
+    assert not [f for f in report["findings"] if f["kind"] == "parameter"]

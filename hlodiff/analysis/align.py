@@ -578,8 +578,15 @@ class _InstructionMatcher:
     def _anchor_parameters(self) -> None:
         """Parameters are a computation's interface. Where both lists agree
         position by position (shape, and name where both have one), they pair
-        by number; else along the longest run they share in order, and the
-        rest is left to what uses them."""
+        by number; else along the longest run they share in order.
+
+        Where one list is longer (a layer added with its weights, an
+        optimizer with fewer slots), names that number a flattened pytree
+        (``params[4]``) shift past the insertion, so between two pairs of
+        that run the rest pair along the longest run of shapes alone: the
+        weights after an inserted layer pair with themselves, and the
+        inserted ones stay unpaired, as parameters added. Whatever is left
+        goes to what uses it."""
         left_a = [p for p in self.m.a.parameters if self.free_a(p.name)]
         left_b = [q for q in self.m.b.parameters if self.free_b(q.name)]
         if not left_a or not left_b:
@@ -589,9 +596,19 @@ class _InstructionMatcher:
             for p, q in zip(left_a, left_b):
                 self.pair(p.name, q.name, "parameter")
             return
-        for i, j in _common_run([_interface_key(p) for p in left_a],
-                                [_interface_key(q) for q in left_b]):
+        run = _common_run([_interface_key(p) for p in left_a],
+                          [_interface_key(q) for q in left_b])
+        for i, j in run:
             self.pair(left_a[i].name, left_b[j].name, "parameter")
+        if len(left_a) == len(left_b):
+            return
+        bounds = [(-1, -1), *run, (len(left_a), len(left_b))]
+        for (i0, j0), (i1, j1) in zip(bounds, bounds[1:]):
+            gap_a, gap_b = left_a[i0 + 1:i1], left_b[j0 + 1:j1]
+            if gap_a and gap_b:
+                for i, j in _common_run([str(p.shape) for p in gap_a],
+                                        [str(q.shape) for q in gap_b]):
+                    self.pair(gap_a[i].name, gap_b[j].name, "parameter")
 
     # -- 3. propagation -------------------------------------------------------------------------
 

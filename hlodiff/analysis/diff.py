@@ -75,6 +75,9 @@ class Change:
     line_b: int | None = field(default=None, compare=False)
 
 
+_FLOATING = re.compile(r"b?f\d+\w*")  # f32, bf16, f8e4m3fn: precisions a user picks
+
+
 def _opcode_text(instruction: Instruction) -> str:
     """``constant(2)`` for a scalar constant, so that an added multiply by a
     learning rate of 2 (where 1 was left out) shows its value; the opcode
@@ -275,14 +278,18 @@ class _ComputationDiff:
 
     # origins ------------------------------------------------------------------------
 
-    def _origin(self, module: Module, instruction: Instruction, side: str) -> Origin:
-        if instruction.opcode not in ("constant", "parameter"):
-            return module.origin(instruction)
+    def _users(self, side: str) -> dict[str, list[Instruction]]:
+        """Who reads each instruction of side ``a`` or ``b``, made once."""
         users = getattr(self, f"_users_{side}")
         if users is None:
             users = users_of(self.match.a if side == "a" else self.match.b)
             setattr(self, f"_users_{side}", users)
-        return constant_origin(module, instruction, users)[0]
+        return users
+
+    def _origin(self, module: Module, instruction: Instruction, side: str) -> Origin:
+        if instruction.opcode not in ("constant", "parameter"):
+            return module.origin(instruction)
+        return constant_origin(module, instruction, self._users(side))[0]
 
     def origin_b(self, y: Instruction) -> Origin:
         return self._origin(self.alignment.b, y, "b")
@@ -359,14 +366,17 @@ class _ComputationDiff:
         return self._change(kind, text, None, x, None)
 
     def _dtype_conversion(self, x: Instruction | None, y: Instruction | None) -> Change | None:
-        """A convert added is a dtype change the user made (``f32 -> bf16``); one
-        removed, the same change undone."""
+        """A convert from one floating type to another added is a precision the
+        user chose (``f32 -> bf16``); one removed, the same change undone. A
+        count made a float (``s32 -> f32``: an optimizer's step for the slots
+        of a new layer) computes something: one op among those added."""
         convert = y if y is not None else x
         computation = self.match.b if y is not None else self.match.a
         source = computation.by_name.get(convert.operands[0]) if convert.operands else None
         if source is None or source.shape is None or convert.shape is None:
             return None
-        if _element_types(source.shape) == _element_types(convert.shape):
+        types = _element_types(source.shape), _element_types(convert.shape)
+        if types[0] == types[1] or not all(map(_FLOATING.fullmatch, types[0] + types[1])):
             return None
         if y is not None:
             return self._change("dtype", str(source.shape), str(y.shape), None, y,

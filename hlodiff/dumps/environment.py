@@ -126,9 +126,13 @@ def _read(module: DumpModule, file) -> str | None:
         return None
 
 
-# Parts of the compile options read elsewhere: the flags (from .debug_options)
-# and flags passed as overrides (jax.jit(compiler_options=...): .debug_options too).
-_OPTIONS_READ_ELSEWHERE = ("executable_build_options.debug_options", "env_option_overrides")
+# Parts of the compile options read elsewhere: the flags (from .debug_options),
+# flags passed as overrides (jax.jit(compiler_options=...): .debug_options too),
+# and a flag per argument and result that the HloModule header restates
+# (allow_spmd_sharding_propagation_to_parameters={true,...}): the program's
+# interface, which the diff of its text explains.
+_OPTIONS_READ_ELSEWHERE = ("executable_build_options.debug_options", "env_option_overrides",
+                           "executable_build_options.allow_spmd_sharding_propagation_to_")
 
 
 def _compile_options(text: str) -> dict[str, str]:
