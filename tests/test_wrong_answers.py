@@ -547,3 +547,25 @@ def test_a_layer_added_to_weights_named_by_position_is_a_layer_with_its_weights(
     assert top["kind"] == "op_added"
     assert "with 4 new parameters (f32[32,32]{1,0}, f32[32]{0})" in top["summary"]
     assert not [f for f in report["findings"] if f["kind"] == "parameter"]
+
+
+def test_a_clip_norm_of_one_sharing_another_constant_is_a_constant_change(tmp_path):
+    # With a clip norm of 1, the clip's compare reads the 1 of the bias
+    # correction (JAX keeps one constant per value); with 0.5 it reads its
+    # own. `constants` said "No constant varies across the 2 runs" and `diff`
+    # said "added: constant(0.5)" with the advice to look for a code change
+    # (a helper session's optax clip_by_global_norm 1.0 -> 0.5 run).
+    program = Path(__file__).parent / "programs" / "jax_clip_norm.py"
+    for clip in ("1.0", "0.5"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / clip}"}
+        subprocess.run([sys.executable, str(program), clip], env=env, check=True,
+                       capture_output=True)
+    a, b = str(tmp_path / "1.0"), str(tmp_path / "0.5")
+    listed = json.loads(run_cli("constants", a, b, "--format", "json", expect=1).stdout)
+    varying = {(c["origin"]["op_name"], tuple(c["values"])) for c in listed["constants"]}
+    assert ("jit(train_step)/lt", ("1", "0.5")) in varying
+    for old, new, x, y in (("1", "0.5", a, b), ("0.5", "1", b, a)):
+        top = json.loads(run_cli("diff", x, y, "--format", "json", "--no-cache",
+                                 expect=1).stdout)["findings"][0]
+        assert (top["kind"], top["old"], top["new"]) == ("constant", old, new)
+        assert top["origin"]["op_name"] == "jit(train_step)/lt"

@@ -161,21 +161,62 @@ def varying_constants(modules: list[Module]) -> list[VaryingConstant]:
     from .align import align
 
     first = modules[0]
-    counterparts: list[dict[tuple[str, str], Instruction]] = []
+    runs: list[_Run] = []
     for other in modules[1:]:
         alignment = align(first, other)
         found: dict[tuple[str, str], Instruction] = {}
+        computations: dict[str, Computation] = {}
         for match in alignment.computations:
+            computations[match.a.name] = match.b
             for a_name, b_name in match.pairs.items():
                 found[(match.a.name, a_name)] = match.b.by_name[b_name]
-        counterparts.append(found)
+        runs.append(_Run(found, computations))
     out = []
     for site in constant_sites(first):
         own = site.instruction.literal.text if site.instruction.literal else None
         values = [own]
-        for found in counterparts:
-            twin = found.get((site.computation, site.name))
+        for run in runs:
+            twin = run.twins.get((site.computation, site.name))
             values.append(twin.literal.text if twin is not None and twin.literal else None)
         if len(set(values)) > 1:
             out.append(VaryingConstant(site, tuple(values)))
+        else:
+            out.extend(_varying_at_users(first, site, own, runs))
+    return out
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A later run as aligned with the first: each instruction's twin, and the
+    computation paired with each of the first's."""
+
+    twins: dict[tuple[str, str], Instruction]
+    computations: dict[str, Computation]
+
+    def constant_read(self, computation: str, user: str, position: int) -> str | None:
+        """The value the twin of ``user`` reads at ``position`` where that is a
+        constant; None where it has no twin or reads something else."""
+        twin = self.twins.get((computation, user))
+        there = self.computations.get(computation)
+        if twin is None or there is None or position >= len(twin.operands):
+            return None
+        read = there.by_name.get(twin.operands[position])
+        if read is None or read.opcode != "constant" or read.literal is None:
+            return None
+        return read.literal.text
+
+
+def _varying_at_users(first: Module, site: ConstantSite, own: str | None,
+                      runs: list[_Run]) -> list[VaryingConstant]:
+    """A constant the same in every run, read by a user that reads another
+    value elsewhere: XLA keeps one constant per value, so a clip norm of 1
+    shares Adam's 1 in one run and has a 0.5 of its own in the other. Each
+    such user gives the value it reads in each run."""
+    out = []
+    for user in users_of(first.computation(site.computation)).get(site.name, ()):
+        position = user.operands.index(site.name)
+        values = [own, *(run.constant_read(site.computation, user.name, position) for run in runs)]
+        if None not in values and len(set(values)) > 1:
+            out.append(VaryingConstant(replace(site, origin=first.origin(user) or site.origin,
+                                               origin_via=(user.name,)), tuple(values)))
     return out

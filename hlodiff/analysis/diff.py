@@ -358,12 +358,40 @@ class _ComputationDiff:
             converted = self._dtype_conversion(x, y)
             if converted is not None:
                 return converted
-        instruction = y if y is not None else x
+        if instruction.opcode == "constant":
+            shared = self._read_instead(instruction, "b" if y is not None else "a")
+            changed = [] if shared is None else \
+                self._constant_change(shared, y) if y is not None else self._constant_change(x, shared)
+            if changed:
+                return changed[0]
         text = f"{_opcode_text(instruction)} {instruction.shape}" if instruction.shape \
             else _opcode_text(instruction)
         if kind == "op_added":
             return self._change(kind, None, text, None, y)
         return self._change(kind, text, None, x, None)
+
+    def _read_instead(self, constant: Instruction, side: str) -> Instruction | None:
+        """The constant of the other run that the users of ``constant`` (one
+        run has, the other not) read there instead, where they all read one
+        and it has its own twin: XLA keeps one constant per value, so a clip
+        norm of 1 reads Adam's 1 in one run, and a 0.5 of its own in the
+        other. Their values then differ at these users; None otherwise."""
+        pairs = self.reverse if side == "b" else self.match.pairs
+        other = self.match.a if side == "b" else self.match.b
+        other_pairs = self.match.pairs if side == "b" else self.reverse
+        read = set()
+        for user in self._users(side).get(constant.name, ()):
+            twin = other.by_name.get(pairs.get(user.name, ""))
+            position = user.operands.index(constant.name)
+            if twin is None or position >= len(twin.operands):
+                return None
+            read.add(twin.operands[position])
+        if len(read) != 1:
+            return None
+        instead = other.by_name.get(read.pop())
+        if instead is None or instead.opcode != "constant" or instead.name not in other_pairs:
+            return None
+        return instead
 
     def _dtype_conversion(self, x: Instruction | None, y: Instruction | None) -> Change | None:
         """A convert from one floating type to another added is a precision the
