@@ -569,3 +569,42 @@ def test_a_clip_norm_of_one_sharing_another_constant_is_a_constant_change(tmp_pa
                                  expect=1).stdout)["findings"][0]
         assert (top["kind"], top["old"], top["new"]) == ("constant", old, new)
         assert top["origin"]["op_name"] == "jit(train_step)/lt"
+
+
+def test_helpers_retyped_by_x64_pair_shape_with_shape_and_the_same_step_is_said(tmp_path):
+    # jax_enable_x64 makes the scalar of each eager `normal(...) * 0.1` an f64
+    # argument: no jit_multiply kept its interface, so the three paired by
+    # file size, crosswise (f32[32,32] with f32[32,4]: a false "input got
+    # smaller"), and the verdict named only helpers while the train step was
+    # the same. A helper session's run.
+    program = Path(__file__).parent / "programs" / "jax_x64.py"
+    for x64 in ("0", "1"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / x64}"}
+        subprocess.run([sys.executable, str(program), x64], env=env, check=True,
+                       capture_output=True)
+    result = run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"), "--no-cache", expect=1)
+    assert "the main program jit_train_step is the same" in " ".join(result.stdout.split())
+    report = json.loads(run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"), "--format",
+                                "json", "--no-cache", expect=1).stdout)
+    multiplies = [(p["a"], p["b"]) for p in report["programs"]
+                  if p["program"].startswith("jit_multiply")]
+    assert len(multiplies) == 3 and all(a == b for a, b in multiplies)
+
+
+def test_programs_a_cached_run_did_not_compile_are_not_said_to_differ(tmp_path):
+    # A run that loads every program from JAX's persistent cache dumps only
+    # their optimized text: nothing says whether they recompiled. The text
+    # said "compared 11 more programs that differ" while the JSON said every
+    # one was the same executable (a helper session's Keras run).
+    program = Path(__file__).parent / "programs" / "jax_x64.py"
+    for side in ("a", "b"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / side}",
+               "JAX_COMPILATION_CACHE_DIR": str(tmp_path / "cache"),
+               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+               "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
+        subprocess.run([sys.executable, str(program), "0"], env=env, check=True,
+                       capture_output=True)
+    text = " ".join(run_cli("diff", str(tmp_path / "a"), str(tmp_path / "b"), "--no-cache",
+                            expect=None).stdout.split())
+    assert re.search(r"compared \d+ more programs that may differ", text)
+    assert "that differ" not in text

@@ -168,9 +168,11 @@ class _Matcher:
                          how: str, threshold: float) -> None:
         """Greedy: the most alike pair first; equal scores in compile order.
         Modules of one name (NAME_STRUCTURE) pair first with one of the same
-        interface: a function jitted for two shapes is two programs, and
-        their structures, alike, would be told apart by file size alone, which
-        a longer checkout path in the metadata changes."""
+        interface, then of the most alike one: a function jitted for two
+        shapes is two programs, and their structures, alike, would be told
+        apart by file size alone, which a longer checkout path in the metadata
+        changes (and jax_enable_x64, retyping every scalar argument, leaves
+        each program's shapes as they were)."""
         if not modules_a or not modules_b:
             return
         if len(modules_a) * len(modules_b) > STRUCTURE_BUDGET:
@@ -186,8 +188,9 @@ class _Matcher:
                     continue
                 score = signatures[a].similarity(signatures[b])
                 if score >= threshold:
-                    other_interface = how == NAME_STRUCTURE and \
-                        signatures[a].interface != signatures[b].interface
+                    other_interface = _interface_distance(signatures[a].interface,
+                                                          signatures[b].interface) \
+                        if how == NAME_STRUCTURE else 0
                     candidates.append((other_interface, -score, abs(i - j), i + j, min(i, j), i,
                                        j, a, b))
         # best first; ties by closeness in compile order, the same whichever run is a
@@ -207,6 +210,11 @@ class _Matcher:
             self.signatures[id(module)] = None if answer is None else Signature(*answer, module.size)
             if error is not None:
                 self.notes.append(f"{module.label} was not compared by structure: {error}")
+
+
+def _interface_distance(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many of two interfaces' shapes differ, place by place (0: the same)."""
+    return sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))
 
 
 def _same_text(a: DumpModule, b: DumpModule) -> bool:

@@ -32,7 +32,7 @@ from ..analysis.explain import Finding, ProgramVerdict, Report
 from ..analysis.hashes import HASHES
 from . import graph
 from .escape import html
-from .report import STAGE_WORDS, verdict_line
+from .report import STAGE_WORDS, programs_that, verdict_line
 
 if TYPE_CHECKING:
     from ..integrations.recompiles import RecompiledProgram
@@ -216,7 +216,7 @@ def _programs(report: Report) -> str:
     differ = [p for p in report.programs if not _unchanged(p)]
     same = [p for p in report.programs if _unchanged(p)]
     shown, rest = (differ or same)[:PROGRAMS_SHOWN], (differ or same)[PROGRAMS_SHOWN:]
-    folds = [(rest, "that differ"), (same if differ else [], "the same in both runs")]
+    folds = [(rest, programs_that(rest)), (same if differ else [], "the same in both runs")]
     folded = "".join(
         f'<details><summary>{len(group)} more program{"s" if len(group) != 1 else ""} paired, '
         f'{what}</summary><table>{head}{"".join(row(p) for p in group)}</table></details>'

@@ -144,7 +144,28 @@ def compared(report: Report) -> tuple[list, list[str]]:
             shown.append(verdict)
         else:
             same.append(verdict.program)
-    return shown, same
+    return sorted(shown, key=lambda v: not v.main), same  # the main program's line first
+
+
+def differs(verdict) -> bool:
+    """Does the program certainly recompile or compile to another executable?"""
+    return verdict.recompiles is True or verdict.same_executable is False
+
+
+def programs_that(verdicts: list) -> str:
+    """What a group of programs listed past the first few have in common:
+    ``that differ``; ``that may differ`` where none certainly does (a run
+    that loaded its executables from a cache dumps no compile input);
+    ``whose differences recompile nothing`` (names, metadata); else how
+    many of them differ."""
+    count = sum(map(differs, verdicts))
+    unknown = sum(1 for v in verdicts if not differs(v) and
+                  (v.recompiles is None or v.same_executable is None))
+    if count == len(verdicts):
+        return "that differ"
+    if count == 0:
+        return "that may differ" if unknown else "whose differences recompile nothing"
+    return f"({count} of them differ)"
 
 
 def same_programs_line(names: list[str], shown=str) -> str:
@@ -198,6 +219,11 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
         reason = next((p.reason for p in report.programs if p.reason), "")
         parts.append("same executable: cannot tell"
                      + (f" ({spell.value(reason)})" if reason else ""))
+    main = next((p for p in report.programs if p.main), None)
+    if main is not None and differing and main not in differing and len(report.programs) > 1 \
+            and main.recompiles is False and main.same_executable is True:
+        # the helpers recompiled; the program a user came for did not
+        extra_text += f"; the main program {spell.value(main.program)} is the same"
     return ", ".join(parts) + extra_text + "." + cause
 
 

@@ -28,8 +28,8 @@ from ..analysis.constants import ConstantSite, abbreviate
 from ..dumps import Listing, human_size, legend
 from . import shorten
 from .escape import terminal
-from .report import (STAGE_WORDS, Spelling, compared, extra_compilations, same_programs_line,
-                     verdict_line)
+from .report import (STAGE_WORDS, Spelling, compared, extra_compilations, programs_that,
+                     same_programs_line, verdict_line)
 
 # Output that reaches no terminal at all (a CI log, a file written by a
 # job) and no COLUMNS: a wide page, so tables keep their rows on one line.
@@ -390,7 +390,8 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     if len(shown) > _PAIRINGS_SHOWN:  # the table stays on the first screen
         rest = [shorten.program(m.program) for m in shown[_PAIRINGS_SHOWN:]]
         names = ", ".join(rest[:4]) + (f" and {len(rest) - 4} more" if len(rest) > 4 else "")
-        out.print(_text(f"compared {len(rest)} more programs that differ: {names} "
+        out.print(_text(f"compared {len(rest)} more programs "
+                        f"{programs_that(shown[_PAIRINGS_SHOWN:])}: {names} "
                         "(--format json lists every pairing)", style="dim"))
     if same:
         out.print(_text(same_programs_line(same, shorten.program), style="dim"))
