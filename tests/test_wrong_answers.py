@@ -591,11 +591,11 @@ def test_helpers_retyped_by_x64_pair_shape_with_shape_and_the_same_step_is_said(
     assert len(multiplies) == 3 and all(a == b for a, b in multiplies)
 
 
-def test_programs_a_cached_run_did_not_compile_are_not_said_to_differ(tmp_path):
+def test_a_run_that_loaded_its_programs_from_jax_cache_compiled_nothing(tmp_path):
     # A run that loads every program from JAX's persistent cache dumps only
-    # their optimized text: nothing says whether they recompiled. The text
-    # said "compared 11 more programs that differ" while the JSON said every
-    # one was the same executable (a helper session's Keras run).
+    # their optimized text, named without a platform. The text said "compared
+    # 11 more programs that differ" while the JSON said every one was the
+    # same executable (a helper session's Keras run).
     program = Path(__file__).parent / "programs" / "jax_x64.py"
     for side in ("a", "b"):
         env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / side}",
@@ -604,7 +604,12 @@ def test_programs_a_cached_run_did_not_compile_are_not_said_to_differ(tmp_path):
                "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
         subprocess.run([sys.executable, str(program), "0"], env=env, check=True,
                        capture_output=True)
+    # And it said "Recompiles: cannot tell": a run that loaded a program from
+    # the cache compiled nothing.
     text = " ".join(run_cli("diff", str(tmp_path / "a"), str(tmp_path / "b"), "--no-cache",
-                            expect=None).stdout.split())
-    assert re.search(r"compared \d+ more programs that may differ", text)
+                            expect=0).stdout.split())
+    assert text.startswith("Same executable, no recompile: run b loaded every program from "
+                           "JAX's persistent cache.")
     assert "that differ" not in text
+    listed = " ".join(run_cli("ls", str(tmp_path / "b")).stdout.split())
+    assert re.search(r"\b\d+ modules loaded from JAX's persistent cache, not compiled", listed)

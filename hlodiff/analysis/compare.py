@@ -167,10 +167,12 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     if stablehlo is not None:
         outside.append(stablehlo)
     note = cache_paths_differ(env_a, env_b)
+    loaded = {(True, True): "both runs", (True, False): "run a",
+              (False, True): "run b"}.get((pair.a.loaded_from_cache, pair.b.loaded_from_cache), "")
     return ProgramDiff(name,
                        ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
                        framework, (note,) if note else (),
-                       is_main)
+                       is_main, loaded)
 
 
 def _version_for_the_run(programs: list[ProgramDiff]) -> list[ProgramDiff]:

@@ -142,6 +142,7 @@ class ProgramDiff:
     framework: str | None = None
     notes: tuple[str, ...] = ()
     is_main: bool = False
+    loaded: str = ""  # "run b", "run a" or "both runs": loaded from JAX's cache, not compiled
 
 
 def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (),
@@ -523,12 +524,23 @@ def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
              if rule(name).stage == COMPILE_INPUT and rule(name).cache_key]
     if keyed:  # the framework's own compile-input keys decide whether it recompiles
         recompiles = True if True in keyed else (None if None in keyed else False)
+    if program.loaded and recompiles is None:  # no compile input: the load says it
+        recompiles = False
+        reasons = [f"{program.loaded}{LOADED}"]
     return ProgramVerdict(program.program, program.pairing.a, program.pairing.b, program.pairing.how,
                           recompiles, same, hashes, sum(1 for f in findings if f.moves_a_hash),
                           "; ".join(dict.fromkeys(reasons)), program.is_main)
 
 
 _FINGERPRINT = "xla_executable_fingerprint"
+# The reason of a program a run loaded from JAX's persistent cache, after "run b".
+LOADED = " loaded it from JAX's persistent cache: JAX found its key there and compiled nothing"
+
+
+def loaded_by(verdict: ProgramVerdict) -> str:
+    """``run b`` (``run a``, ``both runs``) where that run loaded the program
+    from JAX's persistent cache instead of compiling it; "" otherwise."""
+    return verdict.reason.removesuffix(LOADED) if verdict.reason.endswith(LOADED) else ""
 
 
 def _optimized_texts_differ(program: ProgramDiff) -> bool | None:

@@ -71,6 +71,19 @@ class DumpModule:
                     None)
 
     @property
+    def loaded_from_cache(self) -> bool:
+        """Did JAX load this executable from its persistent cache instead of
+        compiling it? Such a process dumps the optimized text alone, named
+        without a platform (``module_0041.jit_f.after_optimizations.txt``,
+        where a compilation writes ``cpu_after_optimizations``), and the
+        flags, but no compile input (corpus/gen/HASHES.md, exp. cache_hit)."""
+        after = self.stage_file(AFTER)
+        return (after is not None and after.stage.platform is None
+                and self.stage_file(BEFORE) is None
+                and self.program.startswith(("jit_", "pjit_"))
+                and any(f.kind == "debug_options" for f in self.files))
+
+    @property
     def passes(self) -> tuple[DumpFile, ...]:
         """HLO text snapshots between passes, in the order XLA took them."""
         steps = [f for f in self.hlo_files

@@ -47,9 +47,10 @@ compiled in one run only are ``extra_compilations``, not findings::
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
-from ..analysis.explain import Finding, Report, Where
+from ..analysis.explain import Finding, Report, Where, loaded_by
 from ..analysis.hashes import HASHES, rule
 from .escape import markdown_code, markdown_text
 from .records import origin_record
@@ -198,6 +199,13 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
         tail = f"; {quiet} difference{'s' if quiet != 1 else ''} that recompile" \
             f"{'' if quiet != 1 else 's'} nothing" \
             if quiet else ""
+        loads = Counter(filter(None, map(loaded_by, report.programs)))
+        if loads:  # nothing to compare the compile input with, and nothing compiled
+            run, count = loads.most_common(1)[0]
+            every = "every program" if count == len(report.programs) else \
+                f"{count} of {len(report.programs)} programs"
+            return f"Same executable, no recompile: {run} loaded {every} from JAX's persistent " \
+                f"cache" + tail + extra_text + "."
         return "Same executable, no recompile: nothing the compiler sees differs" + tail + \
             extra_text + "."
     if report.recompiles is None and report.same_executable is None:

@@ -320,6 +320,10 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     out.print(_text(f"main program: {number}{main.normalised or main.label} "
                     f"({listing.main.reason})"))
     out.print(_text(f"  {main.path}", style="dim"), soft_wrap=True)
+    loaded = sum(1 for row in listing.rows if row.module.loaded_from_cache)
+    if loaded:
+        out.print(_text(f"{_plural(loaded, 'module')} loaded from JAX's persistent cache, not "
+                        "compiled: the dump holds their optimized text alone (after)"))
     for row in listing.rows:
         if row.error:
             out.print(Text.assemble((terminal(row.module.label) + ":", "red"), " ",
