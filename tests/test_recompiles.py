@@ -157,3 +157,46 @@ def test_library_functions_called_eagerly_are_not_user_programs_that_recompiled(
     helpers = {p.program for p in programs if not p.user}
     assert users == ["jit_scale"]
     assert {"jit_relu", "jit_multiply"} <= helpers
+
+
+LIBRARY_TRAINER = '''
+import jax
+
+
+def fit(step, state, batches):
+    """What a training library does: jit the user's step and call it per batch."""
+    jitted = jax.jit(step)
+    for x in batches:
+        state = jitted(state, x)
+    return state
+'''
+
+USER_SCRIPT = '''
+import jax.numpy as jnp
+from trainer import fit
+
+
+def train_step(w, x):
+    return w - 0.01 * jnp.mean(x @ w)
+
+
+w = fit(train_step, jnp.ones((4, 4)), [jnp.ones((8, 4)), jnp.ones((8, 4)), jnp.ones((3, 4))])
+print(float(w[0, 0]))
+'''
+
+
+def test_a_recompile_is_placed_at_the_users_line_not_the_library_that_called_the_step(tmp_path):
+    # Keras' trainer calls the jitted step for the user's model.fit: the line
+    # shown was keras/src/backend/jax/trainer.py:257 (a helper session's run),
+    # where the user's fit line was in the stack. Here the library is a module
+    # under site-packages, the user's script beside it calls fit at line 10.
+    library = tmp_path / "site-packages"
+    library.mkdir()
+    (library / "trainer.py").write_text(LIBRARY_TRAINER)
+    script = tmp_path / "train.py"
+    script.write_text(USER_SCRIPT)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(library),
+           "XLA_FLAGS": f"--xla_dump_to={tmp_path / 'dump'}"}
+    subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)
+    out = " ".join(run_cli("recompiles", str(tmp_path / "dump"), expect=1).stdout.split())
+    assert f"#2 batch 8 -> 3 (x) at {script}:10" in out

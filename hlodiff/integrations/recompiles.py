@@ -19,7 +19,7 @@ from ..analysis.compare import compare_dumps
 from ..analysis.explain import Report
 from ..dumps import BEFORE, Dump, DumpModule
 from ..dumps.catalogue import compiled_by_framework
-from ..model import Instruction, Module
+from ..model import Instruction, Module, is_library_file
 from .compile_log import Compilation, Program, entry_types
 
 
@@ -200,7 +200,11 @@ def _call_site(module: Module, program: str) -> str | None:
     """The user's line that called the traced function, from the stack frames XLA keeps.
 
     A frame of the function itself (``train_step`` for ``jit_train_step``)
-    is followed, outwards, by the caller's; the most common caller wins.
+    is followed, outwards, by the caller's, and a library's caller (Keras'
+    trainer calls the step the user's ``model.fit`` line asked for) by the
+    first caller in the user's code; where the library's wrapper hides every
+    caller (equinox's filter_jit), the function's own line stands in. The
+    most common caller wins.
     """
     function = program.split("_", 1)[1] if program.startswith(("jit_", "pjit_")) else program
     callers: Counter[str] = Counter()
@@ -209,7 +213,9 @@ def _call_site(module: Module, program: str) -> str | None:
             stack = module.origin(instruction).stack
             inner = [n for n, f in enumerate(stack) if f.function.rsplit(".", 1)[-1] == function]
             if inner and inner[-1] + 1 < len(stack):
-                caller = stack[inner[-1] + 1]
+                outwards = stack[inner[-1] + 1:]
+                caller = next((f for f in outwards if not is_library_file(f.file)), None) or (
+                    stack[inner[-1]] if not is_library_file(stack[inner[-1]].file) else outwards[0])
                 callers[f"{caller.file}:{caller.line}"] += 1
         if callers:
             break
