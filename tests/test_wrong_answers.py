@@ -613,3 +613,23 @@ def test_a_run_that_loaded_its_programs_from_jax_cache_compiled_nothing(tmp_path
     assert "that differ" not in text
     listed = " ".join(run_cli("ls", str(tmp_path / "b")).stdout.split())
     assert re.search(r"\b\d+ modules loaded from JAX's persistent cache, not compiled", listed)
+
+
+def test_an_activation_swapped_is_ops_replaced_not_a_constant_changed(tmp_path):
+    # tanh -> relu (a static argument): the 1 of tanh's derivative and the 0 of
+    # relu's x > 0 are each broadcast to the same shape, and the two
+    # broadcasts paired, so the top cause read "constant 1 -> 0 at
+    # jit(train_step)/jvp()/gt" with the advice for a loop bound (a helper
+    # session's run).
+    program = Path(__file__).parent / "programs" / "jax_activation.py"
+    for activation in ("tanh", "relu"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu",
+               "XLA_FLAGS": f"--xla_dump_to={tmp_path / activation}"}
+        subprocess.run([sys.executable, str(program), activation], env=env, check=True,
+                       capture_output=True)
+    report = json.loads(run_cli("diff", str(tmp_path / "tanh"), str(tmp_path / "relu"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert top["kind"] in ("replaced", "opcode")
+    assert "relu" in top["origin"]["op_name"] and "tanh" in (top["old"] or "")
+    assert not [f for f in report["findings"] if f["kind"] == "constant"]

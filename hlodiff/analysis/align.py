@@ -693,19 +693,26 @@ class _InstructionMatcher:
     def _release_stranded_constants(self) -> None:
         """A constant paired with one whose users all went, or all came, is not
         the same value changed: it belongs to the code removed or added (a
-        learning rate replaced by a schedule's computation). Unpair it."""
+        learning rate replaced by a schedule's computation). Unpair it, and
+        the broadcasts that carry it to those users (tanh's ``1 - t*t`` and
+        relu's ``x > 0`` both broadcast a scalar: the 1 is no 0 changed)."""
         m = self.m
         users_a, users_b = self._users()
         for x, y in list(m.pairs.items()):
-            if m.how[x] in ("exact", "unchanged"):
-                continue
+            if m.pairs.get(x) != y or m.how[x] in ("exact", "unchanged"):
+                continue  # released above, or certain
             xi, yi = self.a_by[x], self.b_by[y]
             if xi.opcode != "constant" or yi.opcode != "constant":
                 continue
-            gone = users_a.get(x) and all(u.name not in m.pairs for u in users_a[x])
-            came = users_b.get(y) and all(u.name not in self.reverse for u in users_b[y])
-            if gone or came:
-                del m.pairs[x], m.how[x], self.reverse[y]
+            carriers_a, readers_a = _carried(x, users_a)
+            carriers_b, readers_b = _carried(y, users_b)
+            gone = readers_a and all(u.name not in m.pairs for u in readers_a)
+            came = readers_b and all(u.name not in self.reverse for u in readers_b)
+            if gone or came:  # both sides' carriers: the same whichever run is a
+                for name in (x, *carriers_a, *(self.reverse.get(c) for c in carriers_b)):
+                    twin = m.pairs.pop(name, None) if name is not None else None
+                    if twin is not None:
+                        del m.how[name], self.reverse[twin]
 
     # -- 4. what propagation leaves ---------------------------------------------------------------
 
@@ -856,6 +863,25 @@ def _through_plumbing(computation: Computation, name: str) -> Instruction | None
             return instruction
         instruction = computation.by_name.get(instruction.operands[0])
     return instruction
+
+
+# What carries a value to its readers unchanged in what it means.
+_CARRIERS = frozenset({"broadcast", "reshape", "bitcast", "copy"})
+
+
+def _carried(name: str, users: dict[str, list[Instruction]]
+             ) -> tuple[list[str], list[Instruction]]:
+    """The instructions that carry ``name`` on (_CARRIERS), and those that
+    then read it."""
+    carriers, readers, frontier = [], [], list(users.get(name, ()))
+    while frontier:
+        user = frontier.pop()
+        if user.opcode in _CARRIERS and users.get(user.name):
+            carriers.append(user.name)
+            frontier.extend(users[user.name])
+        else:
+            readers.append(user)
+    return carriers, readers
 
 
 def _parameter_role(parameter: Instruction) -> tuple:

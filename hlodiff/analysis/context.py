@@ -235,7 +235,10 @@ class _StageView:
         tokens_b = _tokens(y, keep_metadata) if y is not None else None
         force = kind == "elided_constant"
         if tokens_a is not None and tokens_b is not None:
-            rename = self.renamer(match)
+            paired = self.renamer(match)
+
+            def rename(name: str) -> str:  # the two lines shown side by side are one place
+                return where.b if name == where.a else paired(name)
             pieces_a, pieces_b = _compare(tokens_a, tokens_b, rename, force)
         else:
             pieces_a = (Piece(_join(tokens_a), True),) if tokens_a is not None else None
