@@ -157,11 +157,14 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     and a graph of each change's neighbourhood.
     """
     html = wants_page(fmt, output)
-    from .integrations.gitdiff import diff_request
+    from .integrations.gitdiff import diff_request, is_hlo, plain_diff
     if len(paths) == 1:
         raise HlodiffError(_one_run(Path(paths[0])))
     request = diff_request(paths, os.environ)
     lenient = request.under_git and not exit_code
+    if request.under_git and not is_hlo(request):  # a dump's other files: as git shows them
+        sys.stdout.write(plain_diff(request))
+        return EXIT_SAME if lenient else EXIT_DIFFERENT
     if request.a is None or request.b is None:
         render_text.one_sided(request.title or request.a or request.b,
                               added=request.a is None)
@@ -238,8 +241,8 @@ def git_setup(apply_: bool) -> None:
     """Print (or --apply) the git settings that diff HLO files through hlodiff."""
     from .integrations.gitdiff import apply_settings, git_settings
     settings = git_settings()
-    root = apply_settings(settings, Path.cwd()) if apply_ else None
-    render_text.git_setup(settings, applied_to=root)
+    root, added = apply_settings(settings, Path.cwd()) if apply_ else (None, 0)
+    render_text.git_setup(settings, applied_to=root, lines_added=added)
 
 
 

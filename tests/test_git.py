@@ -142,10 +142,46 @@ def test_git_setup_prints_and_applies_the_settings(repo: Path):
                              capture_output=True, text=True)
     assert "*.hlo diff=hlo" in printed.stdout
     assert "git config diff.hlo.textconv 'hlodiff canon'" in printed.stdout
-    for _ in range(2):  # applying twice adds nothing twice
-        subprocess.run([sys.executable, "-m", "hlodiff", "git-setup", "--apply"], cwd=repo,
-                       check=True, capture_output=True)
+    said = [subprocess.run([sys.executable, "-m", "hlodiff", "git-setup", "--apply"], cwd=repo,
+                           check=True, capture_output=True, text=True).stdout
+            for _ in range(2)]  # applying twice adds nothing twice, and says so
+    assert "added 3 lines to" in said[0] and "had every line already" in said[1]
     assert (repo / ".gitattributes").read_text().count("*.hlo diff=hlo") == 1
     assert git(repo, "config", "diff.hlo.textconv").stdout.strip() == "hlodiff canon"
     assert git(repo, "config", "difftool.hlodiff.cmd").stdout.strip() == \
-        'hlodiff diff "$LOCAL" "$REMOTE"'
+        'BASE="$MERGED" hlodiff diff "$LOCAL" "$REMOTE"'
+
+
+def test_a_dump_checked_in_whole_diffs_its_other_files_as_git_would(repo: Path):
+    # A dump checked in whole holds module.mlir, .debug_options and notes:
+    # git's external diff stopped on the first ("external diff died") with
+    # "expected '{' to open the computation" (a new user's session).
+    for name, text in (("notes.txt", "lr 0.01\n"), ("run.debug_options", 'xla_dump_to: "a"\n')):
+        (repo / name).write_text(text)
+    git(repo, "add", "notes.txt", "run.debug_options")
+    git(repo, "commit", "-qm", "notes")
+    (repo / "notes.txt").write_text("lr 0.02\n")
+    (repo / "run.debug_options").write_text('xla_dump_to: "b"\n')
+    (repo / "weights.bin").write_bytes(b"\0\1\2")
+    (repo / "model.hlo").write_text((LR / "run_a" / MODULE).read_text())
+    git(repo, "add", "-A")
+    done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "--cached", "HEAD")
+    assert "Recompiles (model), different executables" in done.stdout
+    assert "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-lr 0.01\n+lr 0.02\n" in done.stdout
+    assert '-xla_dump_to: "a"\n+xla_dump_to: "b"' in done.stdout
+    assert "Binary files differ: weights.bin" in done.stdout
+
+
+def test_difftool_titles_each_report_with_its_path(repo: Path):
+    # git-setup's command for `git difftool -t hlodiff`, with this Python's
+    # hlodiff first on PATH: the reports were untitled (git exports the path
+    # in the repository only to -x commands), an added file named by git's
+    # temporary file (a new user's session)
+    subprocess.run([sys.executable, "-m", "hlodiff", "git-setup", "--apply"], cwd=repo,
+                   check=True, capture_output=True)
+    (repo / "extra.hlo").write_text((LR / "run_a" / MODULE).read_text())
+    git(repo, "add", "extra.hlo")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    done = git(repo, "difftool", "-y", "-t", "hlodiff", "--cached", "HEAD~2", env={"PATH": path})
+    assert done.stdout.startswith("extra.hlo: added") or "\nextra.hlo: added" in done.stdout
+    assert "model.hlo\nRecompiles (model), different executables" in done.stdout

@@ -11,13 +11,16 @@
 Under git (which sets ``GIT_DIFF_PATH_COUNTER`` for every external diff and
 difftool call) a non-zero exit makes ``git diff`` stop with "external diff
 died", so hlodiff then exits 0 unless ``--exit-code`` asks otherwise, as
-difftastic does.
+difftastic does; a file that is not HLO (a dump's module.mlir, a README)
+gets the unified diff git would print.
 """
 
 from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass
+from difflib import unified_diff
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Mapping
 
@@ -68,6 +71,42 @@ def _side(path: str) -> str | None:
     return None if path == NULL else path
 
 
+def is_hlo(request: DiffRequest) -> bool:
+    """Is the file git hands over HLO text? By its name in the repository
+    (``PATTERNS``), else by how it starts: a dump checked in whole holds
+    module.mlir, .debug_options and notes beside its modules, and git's
+    external diff calls hlodiff for each of them."""
+    name = (request.title or "").split(" -> ")[-1].rsplit("/", 1)[-1]
+    if any(fnmatch(name, pattern) for pattern in PATTERNS):
+        return True
+    for side in (request.a, request.b):
+        if side is not None:
+            try:
+                with open(side, "rb") as stream:
+                    start = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+            except OSError:
+                return True  # let the diff say what is wrong with it
+            return start.startswith((b"HloModule", b"ENTRY", b"%", b"FileNames"))
+    return False
+
+
+def plain_diff(request: DiffRequest) -> str:
+    """What git would show for a file that is not HLO: a unified diff of its
+    lines, or a line saying that binary files differ."""
+    texts = []
+    for side in (request.a, request.b):
+        if side is None:
+            texts.append([])
+            continue
+        data = Path(side).read_bytes()
+        if b"\0" in data[:8192]:
+            return f"Binary files differ: {request.title or side}\n"
+        texts.append(data.decode("utf-8", errors="replace").splitlines(keepends=True))
+    title = request.title or request.b or request.a or ""
+    lines = unified_diff(texts[0], texts[1], f"a/{title}", f"b/{title}")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
 # --- setting git up -----------------------------------------------------------------------
 
 # Files git should show through hlodiff: a hand-named module, and XLA's own dump names.
@@ -86,13 +125,16 @@ def git_settings() -> GitSettings:
     """``diff=hlo`` files diff through ``hlodiff canon``; ``git difftool -t hlodiff`` reports."""
     return GitSettings(
         attributes=tuple(f"{p} diff=hlo" for p in PATTERNS),
+        # git exports BASE (the path in the repository) for -x commands only: a
+        # tool's command sets it, so each report is titled with its file
         config=(("diff.hlo.textconv", "hlodiff canon"),
-                ("difftool.hlodiff.cmd", 'hlodiff diff "$LOCAL" "$REMOTE"')),
+                ("difftool.hlodiff.cmd", 'BASE="$MERGED" hlodiff diff "$LOCAL" "$REMOTE"')),
     )
 
 
-def apply_settings(settings: GitSettings, where: Path) -> Path:
-    """Write ``settings`` into the repository containing ``where``; return its root.
+def apply_settings(settings: GitSettings, where: Path) -> tuple[Path, int]:
+    """Write ``settings`` into the repository containing ``where``; return its
+    root and how many .gitattributes lines were added.
 
     Config goes through ``git config`` (into .git/config, not the user's
     global file); attribute lines already in .gitattributes are not added twice.
@@ -106,7 +148,7 @@ def apply_settings(settings: GitSettings, where: Path) -> Path:
     if missing:
         text = "\n".join(present + missing) + "\n"
         attributes.write_text(text)
-    return root
+    return root, len(missing)
 
 
 def _git(where: Path, *args: str) -> str:

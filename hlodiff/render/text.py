@@ -570,12 +570,16 @@ def one_sided(path: str, *, added: bool, stream: TextIO | None = None) -> None:
 
 # --- git, baseline, log ----------------------------------------------------------------------
 
-def git_setup(settings, applied_to=None, stream: TextIO | None = None) -> None:
+def git_setup(settings, applied_to=None, lines_added: int = 0,
+              stream: TextIO | None = None) -> None:
     """The git settings as lines to paste, or where they were written."""
     out = console(stream)
     if applied_to is not None:
-        out.print(_text(f"wrote {len(settings.config)} settings to {applied_to}/.git/config and "
-                        f"{len(settings.attributes)} lines to {applied_to}/.gitattributes"))
+        lines = f"added {lines_added} line{'s' if lines_added != 1 else ''} to " \
+            f"{applied_to}/.gitattributes" if lines_added else \
+            f"{applied_to}/.gitattributes had every line already"
+        out.print(_text(f"set {len(settings.config)} settings in {applied_to}/.git/config; "
+                        f"{lines}"))
         return
     out.print("# .gitattributes")
     for line in settings.attributes:
