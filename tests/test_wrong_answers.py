@@ -633,3 +633,21 @@ def test_an_activation_swapped_is_ops_replaced_not_a_constant_changed(tmp_path):
     assert top["kind"] in ("replaced", "opcode")
     assert "relu" in top["origin"]["op_name"] and "tanh" in (top["old"] or "")
     assert not [f for f in report["findings"] if f["kind"] == "constant"]
+
+
+def test_optimizer_state_renamed_in_place_is_no_parameter_order_change(tmp_path):
+    # optax.chain(clip_by_global_norm, adamw) puts the clip's (empty) state
+    # first: every moment keeps its place and shape, and its name moves from
+    # opt_state[0] to opt_state[1], which named the other moment before. The
+    # top cause read "parameter order: ... moved from position 31 to 54" (a
+    # helper session's GPT-2 run, whose entry layouts were byte-identical).
+    program = Path(__file__).parent / "programs" / "jax_clip_chain.py"
+    for clip in ("0", "1"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / clip}"}
+        subprocess.run([sys.executable, str(program), clip], env=env, check=True,
+                       capture_output=True)
+    report = json.loads(run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    assert not [f for f in report["findings"] if f["kind"].startswith("parameter")]
+    top = report["findings"][0]
+    assert top["kind"] == "op_added" and top["origin"]["source_line"] in (25, 26)

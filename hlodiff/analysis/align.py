@@ -41,7 +41,7 @@ What stays unmatched was added or removed.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -591,8 +591,9 @@ class _InstructionMatcher:
         left_b = [q for q in self.m.b.parameters if self.free_b(q.name)]
         if not left_a or not left_b:
             return
-        if len(left_a) == len(left_b) and all(
-                _same_interface(p, q) for p, q in zip(left_a, left_b)):
+        if len(left_a) == len(left_b) and (
+                all(_same_interface(p, q) for p, q in zip(left_a, left_b))
+                or _renamed_in_place(left_a, left_b)):
             for p, q in zip(left_a, left_b):
                 self.pair(p.name, q.name, "parameter")
             return
@@ -894,6 +895,17 @@ def _parameter_role(parameter: Instruction) -> tuple:
 def _interface_key(parameter: Instruction) -> tuple:
     name = parameter.metadata.get("op_name")
     return (str(parameter.shape), name if name not in GENERIC_PARAMETER_NAMES else None)
+
+
+def _renamed_in_place(left_a: list[Instruction], left_b: list[Instruction]) -> bool:
+    """The same shapes place by place under other names, and not the same
+    names in another order: optax.chain around the optimizer makes every
+    ``opt_state[0]...`` an ``opt_state[1]...``, each argument where it was."""
+    if any(str(p.shape) != str(q.shape) for p, q in zip(left_a, left_b)):
+        return False
+    names_a = Counter(_interface_key(p)[1] for p in left_a)
+    names_b = Counter(_interface_key(q)[1] for q in left_b)
+    return names_a != names_b
 
 
 def _same_interface(p: Instruction, q: Instruction) -> bool:

@@ -399,7 +399,8 @@ def _merge_stages(before: list[Finding] | None, after: list[Finding] | None,
                                                             if o not in found.origins),
                               optimized=found.optimized + other.optimized))
     rest = [g for i, g in enumerate(after) if i not in used]
-    causes = [f for f in merged if f.moves_a_hash]
+    # what renames or re-describes (metadata) makes XLA optimize nothing otherwise
+    causes = [f for f in merged if f.moves_a_hash and f.kind not in NEVER_COMPILED]
     if not input_differs or not causes:
         return merged + rest
     folded: dict[int, list[Finding]] = {}
