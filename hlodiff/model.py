@@ -288,6 +288,10 @@ class Origin:
         return any((self.op_type, self.op_name, self.source_file, self.source_line, self.stack))
 
 
+# op_name scopes of a backward pass: JAX's transposed JVPs, TensorFlow's gradient tape.
+BACKWARD_SCOPES = ("transpose(jvp(", "gradient_tape/")
+
+
 def is_library_file(path: str) -> bool:
     """Is ``path`` inside an installed package (framework code, not the user's)?
 

@@ -651,3 +651,18 @@ def test_optimizer_state_renamed_in_place_is_no_parameter_order_change(tmp_path)
     assert not [f for f in report["findings"] if f["kind"].startswith("parameter")]
     top = report["findings"][0]
     assert top["kind"] == "op_added" and top["origin"]["source_line"] in (25, 26)
+
+
+def test_a_weight_the_step_returns_is_no_batch_when_its_first_dimension_grows(tmp_path):
+    # A vocabulary of 128 -> 160 read "batch 128 -> 160 in params[...]['embedding']"
+    # with the advice to feed every step the same batch size (a helper
+    # session's GPT-2 run; also a flax nnx scan over 3 -> 4 layers).
+    program = Path(__file__).parent / "programs" / "jax_vocabulary.py"
+    for vocab in ("100", "120"):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / vocab}"}
+        subprocess.run([sys.executable, str(program), vocab], env=env, check=True,
+                       capture_output=True)
+    top = json.loads(run_cli("diff", str(tmp_path / "100"), str(tmp_path / "120"), "--format",
+                             "json", "--no-cache", expect=1).stdout)["findings"][0]
+    assert top["summary"].startswith("model dimension 100 -> 120 in params['embedding']")
+    assert "batch size" not in top["advice"]

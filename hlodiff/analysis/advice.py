@@ -55,6 +55,11 @@ def _zero_or_one(finding: Finding) -> bool:
     return (finding.old or "").strip() in ("0", "1") or (finding.new or "").strip() in ("0", "1")
 
 
+def _model_dimension(finding: Finding) -> bool:
+    """Weights the step returns changed shape (findings.py says so in the summary)."""
+    return finding.summary.startswith("model dimension ")
+
+
 def _shrinks(finding: Finding) -> bool:
     """A dimension got smaller: what a short last batch looks like."""
     pairs = re.findall(r"(\d+) -> (\d+)", finding.summary)
@@ -143,6 +148,10 @@ RULES = (
     Rule("parameter_to_constant", None, _always,
          "A value is an argument in one run and a constant in the other: pass it the same "
          "way in both (an argument is better: changing it then recompiles nothing)."),
+    Rule("parameter", None, _model_dimension,
+         "The model's own weights changed shape (a vocabulary, a width, a number of stacked "
+         "layers): expected after a change to the model's configuration; each configuration "
+         "compiles once."),
     Rule("parameter", None, _shrinks,
          "An input got smaller, as a short last batch does: use drop_remainder=True (or "
          "drop_last) or pad the last batch to the full size."),

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import GENERIC_PARAMETER_NAMES, Module, Origin
+from ..model import BACKWARD_SCOPES, GENERIC_PARAMETER_NAMES, Module, Origin
 from .causes import PRIORITY, element_types, moved_dims
 from .diff import Change, text_difference
 from .hashes import HASHES, affects
@@ -540,12 +540,16 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
             names = " and ".join(_parameter_label(c, b, old=True) for c in group_[:4])
             more = f" and {len(group_) - 4} more" if len(group_) > 4 else ""
             dims_text = ", ".join(f"{o} -> {n}" for o, n in moved)
-            leading = all(_leading_moves(c) for c in group_)
+            # a batch comes in and is not handed back: a weight the step
+            # returns updated (an embedding of a bigger vocabulary, layers
+            # stacked for a scan) is a dimension of the model
+            state = all(_shape_text(c.new) in _returned(b) for c in group_) and _trains(b)
+            leading = not state and all(_leading_moves(c) for c in group_)
             retyped = dict.fromkeys(f"{o} -> {n}" for o, n in map(_element_types, group_)
                                     if o != n)
             dtype_text = f" and {', '.join(retyped)}" if retyped else ""
-            summary = (f"{'batch' if leading else 'dimension'} {dims_text}{dtype_text} "
-                       f"in {names}{more}")
+            what = "model dimension" if state else "batch" if leading else "dimension"
+            summary = f"{what} {dims_text}{dtype_text} in {names}{more}"
         out.append(finding("parameter", stage, group_, derived=derived, summary=summary))
     if reordered:
         out.append(_order_finding(reordered, following, stage, b))
@@ -569,6 +573,32 @@ def _number(text: str | None) -> int | None:
 def _element_types(change: Change) -> tuple[str, str]:
     """``("s32", "f32")``: the element type each side's shape starts with."""
     return tuple((text or "").split("[", 1)[0].strip() for text in (change.old, change.new))
+
+
+def _trains(module: Module) -> bool:
+    """Does the program run a backward pass (a training step updates and
+    returns its weights; a helper that normalises a batch returns it too)?"""
+    try:
+        with open(module.path, encoding="utf-8", errors="replace") as stream:
+            text = stream.read()
+    except (OSError, TypeError):  # no file: a capture, or a text given directly
+        return False
+    return any(scope in text for scope in BACKWARD_SCOPES)
+
+
+def _returned(module: Module) -> frozenset[str]:
+    """The shapes (no layouts) of what the program returns."""
+    result = module.entry.root.shape
+    if result is None:
+        return frozenset()
+    leaves = result.without_layout().tuple_shapes or (result.without_layout(),)
+    return frozenset(map(str, leaves))
+
+
+def _shape_text(text: str | None) -> str:
+    """``f32[160,32]`` of ``f32[160,32]{1,0} parameter(3)``."""
+    shape = (text or "").split(" parameter(")[0]
+    return shape[:shape.index("]{") + 1] if "]{" in shape else shape
 
 
 def _leading_moves(change: Change) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ..errors import HlodiffError
-from ..model import Module
+from ..model import BACKWARD_SCOPES, Module
 from .naming import (AFTER, BEFORE, FOLDER_FILES, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile,
                      ProgramName, classify, is_framework_helper, jax_module_name, program_name,
                      settle_program)
@@ -226,8 +226,6 @@ class MainProgram:
     reason: str
 
 
-# op_name scopes of a backward pass: JAX's transposed JVPs, TensorFlow's gradient tape.
-_BACKWARD = ("transpose(jvp(", "gradient_tape/")
 
 
 _FUNCTION_NAMES = re.compile(r"^FunctionNames\n((?:\d+ \".*\"\n)*)", re.M)
@@ -261,7 +259,7 @@ def computes_gradients(module: DumpModule) -> bool:
         text = module.path.read_text(encoding="utf-8", errors="replace")
     except (OSError, AttributeError):  # unreadable, or no HLO text at all
         return False
-    return any(marker in text for marker in _BACKWARD)
+    return any(marker in text for marker in BACKWARD_SCOPES)
 
 
 @dataclass(frozen=True)
