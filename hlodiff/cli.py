@@ -160,7 +160,7 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     from .integrations.gitdiff import diff_request, is_hlo, plain_diff
     if len(paths) == 1:
         raise HlodiffError(_one_run(Path(paths[0])))
-    request = diff_request(paths, os.environ)
+    request = _readable_twice(diff_request(paths, os.environ))
     lenient = request.under_git and not exit_code
     if request.under_git and not is_hlo(request):  # a dump's other files: as git shows them
         sys.stdout.write(plain_diff(request))
@@ -372,6 +372,34 @@ def recompiles(dump_dir: Path, fmt: str, output: Path | None) -> int:
     return EXIT_DIFFERENT if any(p.user for p in programs) else EXIT_SAME
 
 
+_TEMPORARY: list[str] = []  # removed when the command ends (main)
+
+
+def _readable_twice(request):
+    """The request with a pipe (``<(git show HEAD:model.hlo)``) read into a
+    temporary file: a diff reads a file more than once (its size, its head,
+    its text), and a pipe gives its text to the first read only."""
+    import dataclasses
+    import stat
+    import tempfile
+
+    sides = {}
+    for side in ("a", "b"):
+        path = getattr(request, side)
+        try:
+            if path is None or not stat.S_ISFIFO(os.stat(path).st_mode):
+                continue
+        except OSError:
+            continue  # the diff says what is wrong with it
+        with open(path, "rb") as pipe, tempfile.NamedTemporaryFile(
+                prefix="hlodiff-", suffix=".hlo", delete=False) as copy:
+            copy.write(pipe.read())
+        _TEMPORARY.append(copy.name)
+        sides[side] = copy.name
+    return dataclasses.replace(request, title=request.title or (
+        f"{request.a} vs {request.b}" if sides else None), **sides) if sides else request
+
+
 def _one_run(target: Path) -> str:
     """What ``diff`` with one argument should have been."""
     from .dumps import load_target
@@ -409,14 +437,24 @@ def main(argv: list[str] | None = None) -> None:
         code = cli.main(args=argv, prog_name="hlodiff", standalone_mode=False)
     except HlodiffError as err:
         click.echo(error_line(err), err=True)
-        sys.exit(EXIT_ERROR)
+        code = EXIT_ERROR
     except click.exceptions.Abort:
         click.echo("hlodiff: interrupted", err=True)
-        sys.exit(EXIT_ERROR)
+        code = EXIT_ERROR
     except click.ClickException as err:
         err.show()
-        sys.exit(EXIT_ERROR)
+        code = EXIT_ERROR
     except RecursionError:
         click.echo("hlodiff: error: input nests too deeply to read", err=True)
-        sys.exit(EXIT_ERROR)
+        code = EXIT_ERROR
+    finally:
+        _remove_temporary()
     sys.exit(code if isinstance(code, int) else EXIT_SAME)
+
+
+def _remove_temporary() -> None:
+    while _TEMPORARY:
+        try:
+            os.unlink(_TEMPORARY.pop())
+        except OSError:
+            pass

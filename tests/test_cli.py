@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 from conftest import CORPUS, run_cli
 
@@ -111,3 +114,24 @@ def test_header_and_flag_changes_are_causes():
     assert (flag["kind"], flag["detail"], flag["new"], flag["affects"]) == (
         "environment", "XLA flag xla_cpu_enable_fast_math: (default) -> true (5 of 5 programs)",
         "xla_cpu_enable_fast_math: true", ["jax_cache_key"])
+
+
+def test_a_pipe_a_byte_order_mark_and_a_file_named_otherwise_read_as_the_module(tmp_path):
+    # A new user's session: `hlodiff diff <(git show HEAD:model.hlo) model.hlo`
+    # said "/dev/fd/63:1:1: ... the input is empty" (the diff reads a file more
+    # than once, a pipe gives its text once); a file saved with a UTF-8
+    # byte-order mark failed at 1:1; and the program was named after the file
+    # ("Recompiles (old_step)") where both files say HloModule jit_train_step.
+    module = CORPUS / "jax_learning_rate" / "run_b" / \
+        "module_0006.jit_train_step.before_optimizations.txt"
+    old = (CORPUS / "jax_learning_rate" / "run_a" / module.name).read_bytes()
+    (tmp_path / "old_step.hlo").write_bytes(b"\xef\xbb\xbf" + old)
+    script = (f"{sys.executable} -m hlodiff diff <(cat {tmp_path / 'old_step.hlo'}) {module}; "
+              f"echo rc=$?")
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert "Recompiles (jit_train_step), different executables" in done.stdout, done.stderr
+    assert done.stdout.rstrip().endswith("rc=1") and not done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["old_step.hlo"]  # its copy is gone
+    named = run_cli("diff", str(tmp_path / "old_step.hlo"), str(module), expect=1)
+    assert named.stdout.startswith("Recompiles (jit_train_step), different executables")

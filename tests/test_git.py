@@ -71,7 +71,7 @@ def test_external_diff_reports_with_the_path_and_exits_0_under_git(repo: Path):
     done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "HEAD~2", "HEAD")
     lines = done.stdout.splitlines()
     assert lines[0] == "model.hlo"
-    assert lines[1].startswith("Recompiles (model), different executables")
+    assert lines[1].startswith("Recompiles (jit_train_step), different executables")
     assert "constant" in done.stdout and "0.01 -> 0.02" in done.stdout
     assert "XLA executable fingerprint: changed" in done.stdout
 
@@ -90,7 +90,7 @@ def test_external_diff_renamed_and_added_files(repo: Path):
         (LR / "run_a" / "module_0000.jit_init_params.before_optimizations.txt").read_text())
     git(repo, "add", "renamed.hlo", "extra.hlo")
     done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "--cached", "-M", "HEAD")
-    assert "model.hlo -> renamed.hlo\nRecompiles (model), different executables" in done.stdout
+    assert "model.hlo -> renamed.hlo\nRecompiles (jit_train_step), different executables" in done.stdout
     assert "0.02 -> 0.01" in done.stdout
     assert "extra.hlo: added" in done.stdout
 
@@ -98,7 +98,7 @@ def test_external_diff_renamed_and_added_files(repo: Path):
 def test_difftool_shows_the_report(repo: Path):
     done = git(repo, "difftool", "-y", "-x", f"{HLODIFF} diff", "HEAD~2", "HEAD", "--",
                "model.hlo")
-    assert done.stdout.startswith("model.hlo\nRecompiles (model), different executables")
+    assert done.stdout.startswith("model.hlo\nRecompiles (jit_train_step), different executables")
     renumber_only = git(repo, "difftool", "-y", "-x", f"{HLODIFF} diff", "HEAD~2", "HEAD~1",
                         "--", "model.hlo")
     assert "Same executable" in renumber_only.stdout
@@ -132,9 +132,9 @@ def test_colours_follow_gits_pager_and_no_color(repo: Path):
     piped = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env)
     assert "different executables" in piped.stdout and "\x1b[" not in piped.stdout
     paged = through_a_terminal(repo, args, env)  # git pipes hlodiff into its pager
-    assert "\x1b[1;31mRecompiles (model)" in paged
+    assert "\x1b[1;31mRecompiles (jit_train_step)" in paged
     no_color = through_a_terminal(repo, args, {**env, "NO_COLOR": "1"})
-    assert "Recompiles (model)" in no_color and "\x1b[1;31m" not in no_color
+    assert "Recompiles (jit_train_step)" in no_color and "\x1b[1;31m" not in no_color
 
 
 def test_git_setup_prints_and_applies_the_settings(repo: Path):
@@ -166,7 +166,7 @@ def test_a_dump_checked_in_whole_diffs_its_other_files_as_git_would(repo: Path):
     (repo / "model.hlo").write_text((LR / "run_a" / MODULE).read_text())
     git(repo, "add", "-A")
     done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "--cached", "HEAD")
-    assert "Recompiles (model), different executables" in done.stdout
+    assert "Recompiles (jit_train_step), different executables" in done.stdout
     assert "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-lr 0.01\n+lr 0.02\n" in done.stdout
     assert '-xla_dump_to: "a"\n+xla_dump_to: "b"' in done.stdout
     assert "Binary files differ: weights.bin" in done.stdout
@@ -184,4 +184,4 @@ def test_difftool_titles_each_report_with_its_path(repo: Path):
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     done = git(repo, "difftool", "-y", "-t", "hlodiff", "--cached", "HEAD~2", env={"PATH": path})
     assert done.stdout.startswith("extra.hlo: added") or "\nextra.hlo: added" in done.stdout
-    assert "model.hlo\nRecompiles (model), different executables" in done.stdout
+    assert "model.hlo\nRecompiles (jit_train_step), different executables" in done.stdout

@@ -443,9 +443,24 @@ def file_dump(path: str | Path) -> Dump:
         raise HlodiffError(f"{path}: is a directory, expected an HLO text file")
     file = classify(path.name, path.stat().st_size)
     if file.kind != HLO_TEXT:
-        file = DumpFile(path.name, HLO_TEXT, program=path.name.split(".")[0], size=file.size)
+        file = DumpFile(path.name, HLO_TEXT, program=_module_name(path) or path.name.split(".")[0],
+                        size=file.size)
     module = DumpModule(file.module_id, file.program or "", file.timestamp, (file,), path.parent)
     return Dump(path.parent, (file,), (module,))
+
+
+_HLO_MODULE = re.compile(r"\s*HloModule\s+([^\s,]+)")
+
+
+def _module_name(path: Path) -> str | None:
+    """The name a file's ``HloModule`` header gives its program (``jit_train_step``
+    in a ``model.hlo``), or None where it has none (the file's name stands in)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            found = _HLO_MODULE.match(stream.readline(4096).lstrip("\ufeff"))
+    except OSError:
+        return None
+    return found.group(1) if found else None
 
 
 def load_target(path: str | Path) -> Dump:

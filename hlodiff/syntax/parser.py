@@ -484,7 +484,7 @@ def read_text(path: str | Path) -> str:
     if b"\0" in data[:8192]:
         raise HlodiffError(f"{p}: is a binary file, not HLO text")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         # Lines end as parse() ends them; columns count characters, as every other column.
         before = data[:err.start].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
@@ -493,6 +493,8 @@ def read_text(path: str | Path) -> str:
         column = len(before[line_start:].decode("utf-8", errors="replace")) + 1
         raise HloSyntaxError(f"byte 0x{data[err.start]:02x} is not UTF-8 text",
                              path=str(p), line=line, column=column) from None
+    # an editor's byte-order mark is no text (nor a column an editor counts)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def parse_file(path: str | Path, *, strict: bool = False) -> Module:
