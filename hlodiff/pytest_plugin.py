@@ -92,7 +92,11 @@ class HloSnapshot:
             checked = snapshot.check(path, current, metadata=bool(
                 config.getoption("--hlo-snapshot-metadata") if metadata is None else metadata))
         except HlodiffError as err:
-            pytest.fail(str(err), pytrace=False)
+            error = str(err)
+        else:
+            error = None
+        if error is not None:  # failed outside the handler: pytest shows it once, unchained
+            pytest.fail(error, pytrace=False)
         if checked.outcome != "same":
             pytest.fail(_explained(checked, shown, config), pytrace=False)
 

@@ -145,6 +145,10 @@ def test_a_bad_snapshot_is_a_clear_error_and_is_never_overwritten(tmp_path, cont
         run = _pytest(project, *args)
         assert not _passed(run)
         assert error in run.stdout
+        # said once: failing inside the handler printed it twice, chained by
+        # "During handling of the above exception" (a new user's session)
+        failures = run.stdout.split("short test summary info")[0]
+        assert failures.count(error) == 1 and "During handling" not in run.stdout
         assert bad.read_text() == content
 
 
