@@ -177,3 +177,15 @@ def test_a_terminal_gets_lines_as_wide_as_itself(command, width):
     # a line that ends in a file path keeps it whole, for copying: the terminal wraps it
     long = [line for line in lines if len(line) > width]
     assert all("/" in line.split()[-1] for line in long), long
+
+
+def test_a_terminal_that_reports_no_width_gets_the_piped_width():
+    # script(1) and some CI runners give a terminal of 0 x 0: the layout was
+    # the narrowest (40 columns, headers cut to "ki…"), not the 160 the
+    # README promises (a new user's session).
+    command = ["diff", str(CORPUS / "jax_learning_rate" / "run_a"),
+               str(CORPUS / "jax_learning_rate" / "run_b")]
+    output = OWN_ESCAPE.sub(b"", run_in_terminal(command, {}, columns=0)).decode()
+    lines = output.splitlines()
+    assert max(map(len, lines)) > 80 and max(map(len, lines)) <= render_text.PIPED_WIDTH
+    assert "kind" in output and "count" in output

@@ -47,9 +47,11 @@ def page_width(stream: TextIO | None = None) -> int:
         return max(int(columns), _NARROWEST)
     for target in (stream or sys.stdout, sys.stderr):
         try:
-            return max(os.get_terminal_size(target.fileno()).columns, _NARROWEST)
+            columns = os.get_terminal_size(target.fileno()).columns
         except (AttributeError, OSError, ValueError):
             continue
+        if columns > 0:  # a terminal that reports 0 x 0 (script(1), some CI) says nothing
+            return max(columns, _NARROWEST)
     return PIPED_WIDTH
 
 
