@@ -11,7 +11,8 @@ import pytest
 from conftest import run_cli
 from hlodiff.analysis.compare import compare
 
-BASE = """HloModule jit_train_step, entry_computation_layout={(f32[16,8]{1,0})->f32[16,8]{1,0}}
+# Named as no framework names its programs (not jit_train_step): every hash applies.
+BASE = """HloModule train_step, entry_computation_layout={(f32[16,8]{1,0})->f32[16,8]{1,0}}
 
 FileNames
 1 "train.py"

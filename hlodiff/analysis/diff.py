@@ -759,6 +759,30 @@ def _library_source_difference(old: dict, new: dict) -> tuple[str, str, str] | N
             f"{new.get('source_file')}:{new.get('source_line')}", ", ".join(keys))
 
 
+def _stacks_apart(old: tuple, new: tuple, shown: int = 3) -> tuple[str, str]:
+    """Two call stacks from the first frame where they part (``… <`` where
+    frames before it were the same), ``shown`` frames of each, as
+    ``file:line``, with the function or the column where only that differs
+    (``x @ w`` moved along its line)."""
+    parting = next((i for i, (x, y) in enumerate(zip(old, new)) if x != y),
+                   min(len(old), len(new)))
+    pairs = dict(enumerate(zip(old, new)))
+
+    def label(n: int, frame) -> str:
+        text = f"{frame.file}:{frame.line}"
+        x, y = pairs.get(n, (None, None))
+        if x is None or (x.file, x.line) != (y.file, y.line):
+            return text
+        if x.function != y.function:
+            return f"{frame.function} ({text})"
+        return f"{text}:{frame.column}" if x.column != y.column else text
+
+    def text(stack: tuple) -> str:
+        frames = [label(n, f) for n, f in enumerate(stack[parting:parting + shown], parting)]
+        return ("… < " if parting else "") + " < ".join(frames) if frames else "(no frame)"
+    return text(old), text(new)
+
+
 def _metadata_difference(old: Origin, new: Origin) -> tuple[str, str, str] | None:
     """(old, new, which fields) for the metadata a person cares about.
 
@@ -771,8 +795,7 @@ def _metadata_difference(old: Origin, new: Origin) -> tuple[str, str, str] | Non
         return None
     key = keys[0]
     if key == "stack":
-        return (" < ".join(f"{f.file}:{f.line}" for f in old.stack[:3]),
-                " < ".join(f"{f.file}:{f.line}" for f in new.stack[:3]), "stack")
+        return (*_stacks_apart(old.stack, new.stack), "stack")
     before, after = getattr(old, key), getattr(new, key)
     return ("" if before is None else str(before), "" if after is None else str(after),
             ", ".join(keys))

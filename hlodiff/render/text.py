@@ -433,9 +433,18 @@ def _label(label: str | None) -> str:
 
 def _change(old: str | None, new: str | None, limit: int = _VALUE_LIMIT) -> str:
     """``old -> new``, each shortened; TensorFlow's program names to their
-    function and counter."""
-    return " -> ".join("(none)" if not v else _short(terminal(shorten.program(v)), limit)
-                       for v in (old, new))
+    function and counter. Where the two differ only past what fits, both
+    are shown from a little before where they part."""
+    shown = [None if not v else terminal(shorten.program(v)) for v in (old, new)]
+    start = 0
+    if None not in shown and shown[0] != shown[1] and \
+            _short(shown[0], limit) == _short(shown[1], limit):
+        parting = next((i for i, (x, y) in enumerate(zip(*shown)) if x != y),
+                       min(map(len, shown)))
+        start = max(0, parting - limit // 3)
+    return " -> ".join("(none)" if v is None else
+                       (shorten.ELLIPSIS if start else "") + _short(v[start:], limit)
+                       for v in shown)
 
 
 _PAIRINGS_SHOWN = 3  # "compared A with B" lines before the rest are counted in one
