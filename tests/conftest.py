@@ -20,6 +20,22 @@ class CliResult:
     stderr: str
 
 
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def dump_runs(folder: Path, program: str, *variants: str, env: dict | None = None) -> None:
+    """Run ``tests/programs/PROGRAM.py VARIANT`` once per variant, on the CPU,
+    with XLA dumping into ``folder/VARIANT``: two real runs to diff."""
+    import os
+    import subprocess
+    import sys
+    for variant in variants:
+        subprocess.run([sys.executable, str(PROGRAMS / f"{program}.py"), variant],
+                       env={**os.environ, "JAX_PLATFORMS": "cpu",
+                            "XLA_FLAGS": f"--xla_dump_to={folder / variant}", **(env or {})},
+                       check=True, capture_output=True)
+
+
 def run_cli(*args: str, expect: int | None = 0) -> CliResult:
     """Run ``hlodiff ARGS`` in-process and check its exit code.
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import dump_runs, run_cli
 import pytest
 
 from dump_trees import hlo_text, jax_dump, snapshot, tf_dump, torch_dump, write_tree
@@ -197,11 +197,7 @@ def test_a_step_jitted_as_a_private_method_is_the_users_not_jaxs(tmp_path):
     # shards of a batch, eager) became the main program, and `baseline` then
     # `check` said "Same executable", exit 0, for a learning rate that moved
     # the step's JAX key. JAX's frame tables name the user's functions.
-    program = Path(__file__).parent / "programs" / "jax_private_step.py"
-    for lr in ("0.01", "0.02"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / lr}"}
-        subprocess.run([sys.executable, str(program), lr], env=env, check=True,
-                       capture_output=True)
+    dump_runs(tmp_path, "jax_private_step", "0.01", "0.02")
     main = load_dump(tmp_path / "0.01").main
     assert main.module.program == "jit__train_step"
     baseline = tmp_path / "baseline.json"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, run_cli
+from conftest import CORPUS, dump_runs, run_cli
 from hlodiff.analysis.compare import compare
 
 REDUCE = """HloModule jit_f, entry_computation_layout={(f32[16,8]{1,0})->f32[16]{0}}
@@ -536,11 +536,7 @@ def test_a_layer_added_to_weights_named_by_position_is_a_layer_with_its_weights(
     # name with the new hidden ones, and the top cause read "dimension 4 -> 32
     # in params[2][0]". Helper sessions met it with equinox (eqx.nn.MLP depth
     # 2 -> 3), Keras (a Dense layer added) and optax.MultiSteps.
-    program = Path(__file__).parent / "programs" / "jax_layer_added.py"
-    for depth in ("2", "3"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / depth}"}
-        subprocess.run([sys.executable, str(program), depth], env=env, check=True,
-                       capture_output=True)
+    dump_runs(tmp_path, "jax_layer_added", "2", "3")
     report = json.loads(run_cli("diff", str(tmp_path / "2"), str(tmp_path / "3"),
                                 "--format", "json", "--no-cache", expect=1).stdout)
     top = report["findings"][0]
@@ -555,11 +551,7 @@ def test_a_clip_norm_of_one_sharing_another_constant_is_a_constant_change(tmp_pa
     # own. `constants` said "No constant varies across the 2 runs" and `diff`
     # said "added: constant(0.5)" with the advice to look for a code change
     # (a helper session's optax clip_by_global_norm 1.0 -> 0.5 run).
-    program = Path(__file__).parent / "programs" / "jax_clip_norm.py"
-    for clip in ("1.0", "0.5"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / clip}"}
-        subprocess.run([sys.executable, str(program), clip], env=env, check=True,
-                       capture_output=True)
+    dump_runs(tmp_path, "jax_clip_norm", "1.0", "0.5")
     a, b = str(tmp_path / "1.0"), str(tmp_path / "0.5")
     listed = json.loads(run_cli("constants", a, b, "--format", "json", expect=1).stdout)
     varying = {(c["origin"]["op_name"], tuple(c["values"])) for c in listed["constants"]}
@@ -577,11 +569,7 @@ def test_helpers_retyped_by_x64_pair_shape_with_shape_and_the_same_step_is_said(
     # file size, crosswise (f32[32,32] with f32[32,4]: a false "input got
     # smaller"), and the verdict named only helpers while the train step was
     # the same. A helper session's run.
-    program = Path(__file__).parent / "programs" / "jax_x64.py"
-    for x64 in ("0", "1"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / x64}"}
-        subprocess.run([sys.executable, str(program), x64], env=env, check=True,
-                       capture_output=True)
+    dump_runs(tmp_path, "jax_x64", "0", "1")
     result = run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"), "--no-cache", expect=1)
     assert "the main program jit_train_step is the same" in " ".join(result.stdout.split())
     report = json.loads(run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"), "--format",
@@ -621,12 +609,7 @@ def test_an_activation_swapped_is_ops_replaced_not_a_constant_changed(tmp_path):
     # broadcasts paired, so the top cause read "constant 1 -> 0 at
     # jit(train_step)/jvp()/gt" with the advice for a loop bound (a helper
     # session's run).
-    program = Path(__file__).parent / "programs" / "jax_activation.py"
-    for activation in ("tanh", "relu"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu",
-               "XLA_FLAGS": f"--xla_dump_to={tmp_path / activation}"}
-        subprocess.run([sys.executable, str(program), activation], env=env, check=True,
-                       capture_output=True)
+    dump_runs(tmp_path, "jax_activation", "tanh", "relu")
     report = json.loads(run_cli("diff", str(tmp_path / "tanh"), str(tmp_path / "relu"),
                                 "--format", "json", "--no-cache", expect=1).stdout)
     top = report["findings"][0]
@@ -641,11 +624,7 @@ def test_optimizer_state_renamed_in_place_is_no_parameter_order_change(tmp_path)
     # opt_state[0] to opt_state[1], which named the other moment before. The
     # top cause read "parameter order: ... moved from position 31 to 54" (a
     # helper session's GPT-2 run, whose entry layouts were byte-identical).
-    program = Path(__file__).parent / "programs" / "jax_clip_chain.py"
-    for clip in ("0", "1"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / clip}"}
-        subprocess.run([sys.executable, str(program), clip], env=env, check=True,
-                       capture_output=True)
+    dump_runs(tmp_path, "jax_clip_chain", "0", "1")
     report = json.loads(run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"),
                                 "--format", "json", "--no-cache", expect=1).stdout)
     assert not [f for f in report["findings"] if f["kind"].startswith("parameter")]
@@ -657,11 +636,7 @@ def test_a_weight_the_step_returns_is_no_batch_when_its_first_dimension_grows(tm
     # A vocabulary of 128 -> 160 read "batch 128 -> 160 in params[...]['embedding']"
     # with the advice to feed every step the same batch size (a helper
     # session's GPT-2 run; also a flax nnx scan over 3 -> 4 layers).
-    program = Path(__file__).parent / "programs" / "jax_vocabulary.py"
-    for vocab in ("100", "120"):
-        env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / vocab}"}
-        subprocess.run([sys.executable, str(program), vocab], env=env, check=True,
-                       capture_output=True)
+    dump_runs(tmp_path, "jax_vocabulary", "100", "120")
     top = json.loads(run_cli("diff", str(tmp_path / "100"), str(tmp_path / "120"), "--format",
                              "json", "--no-cache", expect=1).stdout)["findings"][0]
     assert top["summary"].startswith("model dimension 100 -> 120 in params['embedding']")
