@@ -358,10 +358,11 @@ class _ComputationDiff:
             converted = self._dtype_conversion(x, y)
             if converted is not None:
                 return converted
-        if instruction.opcode == "constant":
-            shared = self._read_instead(instruction, "b" if y is not None else "a")
-            changed = [] if shared is None else \
-                self._constant_change(shared, y) if y is not None else self._constant_change(x, shared)
+        instead = self._read_instead(instruction, "b" if y is not None else "a") \
+            if instruction.opcode == "constant" else None
+        if instead is not None:  # a value changed where the other run shares a constant
+            changed = self._constant_change(instead, y) if y is not None else \
+                self._constant_change(x, instead)
             if changed:
                 return changed[0]
         text = f"{_opcode_text(instruction)} {instruction.shape}" if instruction.shape \
