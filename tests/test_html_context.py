@@ -63,3 +63,16 @@ def test_the_cache_keeps_a_report_with_context_apart_from_one_without():
     assert plain.context == ()
     assert len(with_context.context) == len(with_context.findings) == 1
     assert again == with_context  # read back from the cache, context and all
+
+
+def test_a_replacement_shows_a_line_that_went_and_a_line_that_came():
+    # The page showed three of the schedule's new lines, "not in run a", and
+    # none of the four constant(-0.001) lines it replaced (a new user's
+    # session, corpus/jax_optax_constant_to_schedule).
+    case = CORPUS / "jax_optax_constant_to_schedule"
+    report = compare(case / "run_a", case / "run_b", context=True)
+    index = next(i for i, f in enumerate(report.findings) if f.kind == "replaced")
+    places = report.context[index].places
+    assert any(p.a is not None and p.b is None and "constant(-0.001)" in "".join(
+        piece.text for piece in p.a.pieces) for p in places)
+    assert any(p.a is None and p.b is not None for p in places)

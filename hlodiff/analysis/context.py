@@ -39,6 +39,19 @@ if TYPE_CHECKING:
 # imported here, not even for type checking: explain imports this module for Report.context.
 
 PLACES = 3  # places of a finding shown as lines
+
+
+def _shown(where: tuple, limit: int = PLACES) -> list:
+    """The places of a finding shown as lines: its first ones, and where it
+    holds both, a line run a had alone and one run b has alone (a
+    replacement shows what went and what came)."""
+    chosen = list(where[:limit])
+    gone = next((w for w in where if w.b is None), None)
+    came = next((w for w in where if w.a is None), None)
+    if gone is None or came is None or (any(w.b is None for w in chosen)
+                                        and any(w.a is None for w in chosen)):
+        return chosen
+    return [gone, came] + [w for w in chosen if w is not gone and w is not came][:limit - 2]
 DERIVED_PLACES = 1  # places of each derived group
 DERIVED_GROUPS = 12  # derived groups given places; a version upgrade folds hundreds
 GRAPH_PLACES = 2  # places a graph starts from (more make a tangle, not a picture)
@@ -203,7 +216,7 @@ class _StageView:
     # -- one finding ----------------------------------------------------------------------
 
     def context(self, finding: Finding) -> FindingContext:
-        places = tuple(p for p in (self.place(w, finding.kind) for w in finding.where[:PLACES])
+        places = tuple(p for p in (self.place(w, finding.kind) for w in _shown(finding.where))
                        if p is not None)
         derived = tuple(tuple(p for p in (self.place(w, d.kind)
                                           for w in d.where[:DERIVED_PLACES]) if p is not None)
