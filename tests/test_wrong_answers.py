@@ -641,3 +641,18 @@ def test_a_weight_the_step_returns_is_no_batch_when_its_first_dimension_grows(tm
                              "json", "--no-cache", expect=1).stdout)["findings"][0]
     assert top["summary"].startswith("model dimension 100 -> 120 in params['embedding']")
     assert "batch size" not in top["advice"]
+
+
+def test_more_attention_heads_are_a_reshape_not_a_constant(tmp_path):
+    # GPT-2 with 2 -> 4 heads read "constant 4 -> 2.828 at attn/div" (the
+    # sqrt of the head size) with the advice for a Python float, the 111
+    # reshaped shapes folded under it (a helper session's run). The reshape
+    # that splits the heads is the cause; the scale and the mean's 1/N follow.
+    dump_runs(tmp_path, "jax_heads", "2", "4")
+    report = json.loads(run_cli("diff", str(tmp_path / "2"), str(tmp_path / "4"), "--format",
+                                "json", "--no-cache", expect=1).stdout)
+    top, = report["findings"]
+    assert (top["kind"], top["old"], top["new"]) == \
+        ("shape", "f32[4,16,2,16]{3,2,1,0}", "f32[4,16,4,8]{3,2,1,0}")
+    assert top["origin"]["op_name"].endswith("/reshape")
+    assert {d["kind"] for d in top["derived"]} == {"constant", "shape"}

@@ -318,6 +318,14 @@ class CauseGraph:
                 for d_old, d_new in _moved_dims(change):
                     if d_old and d_new:
                         dims.append((d_old, d_new, index))
+        # A reshape that splits a dimension otherwise, reading what did not
+        # change (the heads of an attention: [4,16,2,16] -> [4,16,4,8]), moves
+        # dimensions too: after the parameters, for a constant scaled by one
+        # of them (1 / sqrt of the head size).
+        dims += [(d_old, d_new, index) for index in self.roots()
+                 if self.changes[index].kind == "shape"
+                 and self.changes[index].opcode == "reshape"
+                 for d_old, d_new in _moved_dims(self.changes[index]) if d_old and d_new]
         # An integer constant that sizes something (a loop's trip count) moves a
         # dimension too, unless it scales with one that moved already (B*8).
         for index in self.roots():
@@ -438,7 +446,8 @@ def _scales_with(old: str | None, new: str | None, d_old: int, d_new: int) -> bo
 
 
 def _scale(old: str | None, new: str | None, d_old: int, d_new: int) -> bool:
-    """old/new are k*B or 1/(k*B) for the same whole k, before and after B moved.
+    """old/new are k*B or 1/(k*B), or the square root of one (attention scales by
+    1/sqrt of the head size), for the same whole k, before and after B moved.
 
     A whole multiple is what a mean over the batch or a reshape size looks
     like; a learning rate that doubled along with the batch (0.01 -> 0.02
@@ -454,7 +463,8 @@ def _scale(old: str | None, new: str | None, d_old: int, d_new: int) -> bool:
     if not (math.isfinite(a) and math.isfinite(b)) or a * b <= 0:
         return False
     a, b = abs(a), abs(b)
-    for k_old, k_new in ((a / d_old, b / d_new), (1 / (a * d_old), 1 / (b * d_new))):
+    for k_old, k_new in ((a / d_old, b / d_new), (1 / (a * d_old), 1 / (b * d_new)),
+                         (a * a / d_old, b * b / d_new), (1 / (a * a * d_old), 1 / (b * b * d_new))):
         k = round(k_old)
         if k >= 1 and math.isclose(k_old, k, rel_tol=1e-5) and math.isclose(k_new, k, rel_tol=1e-5):
             return True
