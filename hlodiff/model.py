@@ -289,7 +289,18 @@ class Origin:
 
 
 # op_name scopes of a backward pass: JAX's transposed JVPs, TensorFlow's gradient tape.
-BACKWARD_SCOPES = ("transpose(jvp(", "gradient_tape/")
+_BACKWARD_SCOPES = ("transpose(jvp(", "gradient_tape/")
+
+
+def runs_backward(path) -> bool:
+    """Does the HLO text at ``path`` run a backward pass (a training step)?
+    False where there is no file to read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            text = stream.read()
+    except (OSError, TypeError):  # unreadable, or no file: a capture, a text given directly
+        return False
+    return any(scope in text for scope in _BACKWARD_SCOPES)
 
 
 def is_library_file(path: str) -> bool:

@@ -82,6 +82,17 @@ def _scales_by_constant(finding: Finding) -> bool:
         opcode in text for opcode in ("multiply", "divide", "add", "subtract"))
 
 
+def _folded_away(kind: str, scaling: str, other: str, code: str, value: str) -> Rule:
+    """The advice for ops that scale or shift by a constant in run ``scaling``
+    alone: a change to the code, or a value of 1 or 0 in run ``other``, whose
+    multiply or add the lowering folds away. One wording for both directions."""
+    return Rule(kind, None, _scales_by_constant,
+                f"Run {scaling} scales or shifts by {{constant}} {{here}} and run {other} does "
+                f"not: the model code {code}, or a value (a learning rate, a scale) {value} 1 or "
+                f"0 in run {other}, where its multiply or add is folded away when the program is "
+                "lowered. Pass such values as arguments.")
+
+
 def _version(finding: Finding) -> bool:
     """A version difference, by what its detail starts with (a flag's value may
     hold the word: hlodiff/dumps/environment.py)."""
@@ -169,16 +180,8 @@ RULES = (
     Rule("replaced", None, _always,
          "This part of the model was rewritten: expected after a code change; the program "
          "recompiles once for it."),
-    Rule("op_added", None, _scales_by_constant,
-         "Run b scales or shifts by {constant} {here} and run a does not: the model code "
-         "adds it, or a value (a learning rate, a scale) was 1 or 0 in run a, where its "
-         "multiply or add is folded away when the program is lowered. Pass such values as "
-         "arguments."),
-    Rule("op_removed", None, _scales_by_constant,
-         "Run a scales or shifts by {constant} {here} and run b does not: the model code "
-         "no longer does it, or a value (a learning rate, a scale) is 1 or 0 in run b, "
-         "where its multiply or add is folded away when the program is lowered. Pass such "
-         "values as arguments."),
+    _folded_away("op_added", "b", "a", "adds it", "was"),
+    _folded_away("op_removed", "a", "b", "no longer does it", "is"),
     Rule("op_added", None, _always,
          "The model code adds operations here: expected after a code change; otherwise "
          "look for a Python branch on a configuration value {here}."),

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import BACKWARD_SCOPES, GENERIC_PARAMETER_NAMES, Module, Origin
+from ..model import GENERIC_PARAMETER_NAMES, Module, Origin, runs_backward
 from .causes import PRIORITY, element_types, moved_dims
 from .diff import Change, text_difference
 from .hashes import HASHES, affects
@@ -525,6 +525,7 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
     out = []
     by_dims: dict[tuple, list[Change]] = defaultdict(list)
     reordered = []
+    returned, trains = _returned(b), None  # the program's file is read once, if asked
     for change in changes:
         moved = moved_dims(change)
         if moved:
@@ -540,10 +541,14 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
             names = " and ".join(_parameter_label(c, b, old=True) for c in group_[:4])
             more = f" and {len(group_) - 4} more" if len(group_) > 4 else ""
             dims_text = ", ".join(f"{o} -> {n}" for o, n in moved)
-            # a batch comes in and is not handed back: a weight the step
-            # returns updated (an embedding of a bigger vocabulary, layers
-            # stacked for a scan) is a dimension of the model
-            state = all(_shape_text(c.new) in _returned(b) for c in group_) and _trains(b)
+            # a batch comes in and is not handed back: a weight a training
+            # step returns updated (an embedding of a bigger vocabulary, layers
+            # stacked for a scan) is a dimension of the model; a helper that
+            # normalises a batch returns it too, and runs no backward pass
+            state = all(_shape_text(c.new) in returned for c in group_)
+            if state and trains is None:
+                trains = runs_backward(b.path)
+            state = state and trains
             leading = not state and all(_leading_moves(c) for c in group_)
             retyped = dict.fromkeys(f"{o} -> {n}" for o, n in map(_element_types, group_)
                                     if o != n)
@@ -575,17 +580,6 @@ def _element_types(change: Change) -> tuple[str, str]:
     return tuple((text or "").split("[", 1)[0].strip() for text in (change.old, change.new))
 
 
-def _trains(module: Module) -> bool:
-    """Does the program run a backward pass (a training step updates and
-    returns its weights; a helper that normalises a batch returns it too)?"""
-    try:
-        with open(module.path, encoding="utf-8", errors="replace") as stream:
-            text = stream.read()
-    except (OSError, TypeError):  # no file: a capture, or a text given directly
-        return False
-    return any(scope in text for scope in BACKWARD_SCOPES)
-
-
 def _returned(module: Module) -> frozenset[str]:
     """The shapes (no layouts) of what the program returns."""
     result = module.entry.root.shape
@@ -611,9 +605,7 @@ def _leading_moves(change: Change) -> bool:
 def _parameter_label(change: Change, b: Module, old: bool = False) -> str:
     """``x f32[16,32]`` where the framework named the argument (JAX writes its
     name as the parameter's op_name), else ``argument 1 f32[16,32]``."""
-    shape = ((change.old if old else change.new) or "").split(" parameter(")[0]
-    if "]{" in shape:
-        shape = shape[:shape.index("]{") + 1]
+    shape = _shape_text(change.old if old else change.new)
     computation = b.by_name.get(change.computation)
     own = computation.by_name.get(change.b) if computation is not None and change.b else None
     name = b.origin(own).op_name if own is not None else None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ..errors import HlodiffError
-from ..model import BACKWARD_SCOPES, Module
+from ..model import Module, runs_backward
 from .naming import (AFTER, BEFORE, FOLDER_FILES, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile,
                      ProgramName, classify, is_framework_helper, jax_module_name, program_name,
                      settle_program)
@@ -226,8 +226,6 @@ class MainProgram:
     reason: str
 
 
-
-
 _FUNCTION_NAMES = re.compile(r"^FunctionNames\n((?:\d+ \".*\"\n)*)", re.M)
 
 
@@ -241,10 +239,9 @@ def compiled_by_framework(module: DumpModule) -> bool:
     the program's name, the program is the user's. (A library's program can
     be missing from them: flax leaves its own frames out too, so its
     ``jit_init`` is told by its name, as a user's.)"""
-    if not is_framework_helper(module.program):
+    if not is_framework_helper(module.program):  # which also says it is jit_ or pjit_
         return False
-    table = _FUNCTION_NAMES.search(module.head()) \
-        if module.program.startswith(("jit_", "pjit_")) else None
+    table = _FUNCTION_NAMES.search(module.head())
     if table is None:
         return True
     api = module.program.split("_", 1)[0]
@@ -255,11 +252,7 @@ def compiled_by_framework(module: DumpModule) -> bool:
 
 def computes_gradients(module: DumpModule) -> bool:
     """Does the module's compile input (else its only file) run a backward pass?"""
-    try:
-        text = module.path.read_text(encoding="utf-8", errors="replace")
-    except (OSError, AttributeError):  # unreadable, or no HLO text at all
-        return False
-    return any(marker in text for marker in BACKWARD_SCOPES)
+    return runs_backward(module.path)
 
 
 @dataclass(frozen=True)

@@ -92,15 +92,14 @@ def environment(module: DumpModule) -> Environment:
     # 1 is XLA's default for both: printed or not, it is one device
     devices = tuple(sorted((k, int(v)) for k, v in _HEADER_DEVICES.findall(_header(head))
                            if int(v) != 1))
-    sidecar = next((f for f in module.files if f.kind == "debug_options"), None)
-    every_flag = None if sidecar is None else _read(module, sidecar)
-    every_flag = None if every_flag is None else debug_options(every_flag)
+    flags_text = _sidecar_text(module, "debug_options")
+    every_flag = None if flags_text is None else debug_options(flags_text)
     flags = None if every_flag is None else \
         {key: value for key, value in every_flag.items() if key not in IGNORED_FLAGS}
-    options = _folder_file(module, "compile_options.textproto")
+    options = _sidecar_text(module, "compile_options.textproto")
     return Environment(tuple(traits), platform, devices, flags or {}, flags is not None,
                        None if options is None else _compile_options(options),
-                       _folder_file(module, "topology.textproto"),
+                       _sidecar_text(module, "topology.textproto"),
                        (every_flag or {}).get(_HOST_DEVICES, "1"))
 
 
@@ -113,15 +112,14 @@ def _header(head: str) -> str:
     return head[at:] if end < 0 else head[at:end]
 
 
-def _folder_file(module: DumpModule, name: str) -> str | None:
-    """The text of one of JAX's files in the module's folder, or None."""
-    found = next((f for f in module.files if f.kind == name), None)
-    return None if found is None else _read(module, found)
-
-
-def _read(module: DumpModule, file) -> str | None:
+def _sidecar_text(module: DumpModule, kind: str) -> str | None:
+    """The text of the module's file of ``kind`` (``debug_options``, or one of
+    the folder's: ``compile_options.textproto``), or None."""
+    found = next((f for f in module.files if f.kind == kind), None)
+    if found is None:
+        return None
     try:
-        return (module.root / file.relative).read_text(encoding="utf-8", errors="replace")
+        return (module.root / found.relative).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
 

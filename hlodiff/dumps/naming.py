@@ -153,7 +153,7 @@ _PROGRAM_FORMS = (
 # functions of jax.nn and jax.numpy (jax.nn.relu outside jit compiles
 # jit_relu) and its private helpers (jit__threefry_split, jit__normal; a name
 # starting with "_", except a jitted lambda, jit__lambda). Where a dump has
-# stack frame tables, integrations/recompiles.py tells them by those first.
+# stack frame tables, catalogue.compiled_by_framework tells them by those first.
 _JAX_EAGER = frozenset("""
 abs acos acosh add and argmax argmin asin asinh atan atan2 atanh bitcast_convert_type
 broadcast_in_dim cbrt ceil clamp concatenate convert_element_type copy copy_p cos cosh
