@@ -656,3 +656,30 @@ def test_more_attention_heads_are_a_reshape_not_a_constant(tmp_path):
         ("shape", "f32[4,16,2,16]{3,2,1,0}", "f32[4,16,4,8]{3,2,1,0}")
     assert top["origin"]["op_name"].endswith("/reshape")
     assert {d["kind"] for d in top["derived"]} == {"constant", "shape"}
+
+
+def test_a_set_iterated_in_another_order_is_the_same_operations_in_another_order(tmp_path):
+    # Summing a loss per weight over a set of names: the set's order changes
+    # with PYTHONHASHSEED, so every process traces the same operations in
+    # another order and JAX writes another cache entry. hlodiff said
+    # "operands tanh(dot f32[2,4]) -> tanh(dot f32[2,4])" five times over,
+    # the two sides alike, and said nothing of why.
+    cache = tmp_path / "cache"
+    knobs = {"JAX_COMPILATION_CACHE_DIR": str(cache),
+             "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+             "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+    for seed in ("1", "2"):  # two seeds these five names iterate in another order
+        dump_runs(tmp_path, "jax_set_order", seed, env={**knobs, "PYTHONHASHSEED": seed})
+    assert len(list(cache.glob("jit_train_step-*"))) == 2  # JAX's key moved
+    report = json.loads(run_cli("diff", str(tmp_path / "1"), str(tmp_path / "2"), "--format",
+                                "json", "--no-cache", expect=1).stdout)
+    top, = report["findings"]
+    assert top["kind"] == "operands" and top["count"] == 5
+    assert top["summary"].startswith("the same operations in another order")
+    assert "PYTHONHASHSEED" in top["advice"] and "sorted(" in top["advice"]
+    assert top["origin"]["source_line"] == 20
+    assert top["old"] != top["new"]  # what each reads, not "tanh(dot f32[2,4])" twice
+    assert "weights['" in top["old"]
+    same = json.loads(run_cli("diff", str(tmp_path / "1"), str(tmp_path / "1"), "--format",
+                              "json", "--no-cache").stdout)
+    assert same["findings"] == []

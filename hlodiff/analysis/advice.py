@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..dumps.environment import is_version
 from ..model import element_value
-from .findings import Finding
+from .findings import REWIRED, Finding
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,10 @@ def _folded_away(kind: str, scaling: str, other: str, code: str, value: str) -> 
                 f"not: the model code {code}, or a value (a learning rate, a scale) {value} 1 or "
                 f"0 in run {other}, where its multiply or add is folded away when the program is "
                 "lowered. Pass such values as arguments.")
+
+
+def _rewired(finding: Finding) -> bool:
+    return finding.summary.startswith(REWIRED)
 
 
 def _version(finding: Finding) -> bool:
@@ -200,6 +204,11 @@ RULES = (
          "otherwise; pass the same kinds of values and return the same structure in both."),
     Rule("metadata", None, _always,
          "Only names and source locations differ: this recompiles nothing by itself."),
+    Rule("operands", None, _rewired,
+         "The program computes the same operations, read in another order: if the code did "
+         "not change between the runs, the order came from Python while tracing, typically a "
+         "loop over a set, whose order changes from process to process (PYTHONHASHSEED); "
+         "loop in a fixed order (sorted(...)) so every run traces the same program."),
     Rule("attribute", None, _named("input_output_alias", "donat"),
          "Buffer donation differs: pass the same donate_argnums in both runs."),
     Rule("attribute", None, _always,

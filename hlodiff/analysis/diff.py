@@ -19,12 +19,19 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..model import (CALL_ATTRIBUTES, Attribute, Computation, Instruction, Literal, Module, Origin,
-                     Shape, element_value)
+from ..model import (CALL_ATTRIBUTES, GENERIC_PARAMETER_NAMES, Attribute, Computation,
+                     Instruction, Literal, Module, Origin, Shape, element_value)
 from .constants import constant_origin, users_of
 
 if TYPE_CHECKING:  # aligning is imported when a diff is computed, not to read a cached one
     from .align import Alignment, ComputationMatch
+
+
+# How an operands change says that an instruction, or a computation's root,
+# reads another value (not a different number of values, nor lines that run
+# in another order): findings tell such programs apart (findings.REWIRED).
+READS_ANOTHER = "reads another value"
+RETURNS_ANOTHER = "returns another value"
 
 
 def calls(instruction: Instruction) -> dict[str, list[str]]:
@@ -451,7 +458,7 @@ class _ComputationDiff:
             return self._root_place_change(x, y)
         return [self._change("operands", f"ROOT {_operand_label(self.match.a, x.name)}",
                              f"ROOT {_operand_label(self.match.b, y.name)}", x, y,
-                             detail=f"{self.match.b.name} returns another value")]
+                             detail=f"{self.match.b.name} {RETURNS_ANOTHER}")]
 
     def _root_place_change(self, x: Instruction, y: Instruction) -> list[Change]:
         """Roots of the same value on two lines that are not partners may
@@ -512,11 +519,10 @@ class _ComputationDiff:
                      if ox in pairs and oy in self.reverse and pairs[ox] != oy
                      and self.values_a.key(ox) != self.values_b.key(oy)]
             if moved:
-                old = ", ".join(_operand_label(self.match.a, o) for o in x.operands)
-                new = ", ".join(_operand_label(self.match.b, o) for o in y.operands)
+                old, new = _telling_apart(self.match.a, x.operands, self.match.b, y.operands)
                 positions = ", ".join(str(k) for k, _, _ in moved)
                 out.append(self._change("operands", f"{y.opcode}({old})", f"{y.opcode}({new})",
-                                        x, y, detail=f"operand {positions} reads another value"))
+                                        x, y, detail=f"operand {positions} {READS_ANOTHER}"))
         calls_x, calls_y = calls(x), calls(y)
         pairs = self.alignment.computation_pairs
         for attribute in list(calls_x) + [n for n in calls_y if n not in calls_x]:
@@ -700,6 +706,38 @@ def _operand_label(computation: Computation, name: str) -> str:
         text = " ".join(instruction.operand_text.split())
         return f"constant {text if len(text) <= 20 else text[:19] + '…'}"
     return f"{instruction.opcode} {instruction.shape}" if instruction.shape else instruction.opcode
+
+
+def _telling_apart(a: Computation, xs: list[str], b: Computation, ys: list[str],
+                   deepest: int = 3) -> tuple[str, str]:
+    """Two operand lists as a person tells them apart: ``tanh f32[2,4]``
+    where that differs, else what each reads, a level deeper at a time
+    (``tanh(dot(parameter 5 x, parameter 3 p['eps']))``): the same ops
+    read in another order (a set iterated in another order while tracing)
+    differ only in what they read."""
+    for depth in range(deepest + 1):
+        old = ", ".join(_reading(a, o, depth) for o in xs)
+        new = ", ".join(_reading(b, o, depth) for o in ys)
+        if old != new:
+            break
+    return old, new
+
+
+def _reading(computation: Computation, name: str, depth: int, below: bool = False) -> str:
+    """An operand and, ``depth`` levels down, what it reads; a parameter by
+    number and, once the label goes deeper (``below``), the argument name
+    the framework gave it."""
+    instruction = computation.by_name.get(name)
+    if instruction is None or depth == 0 and not below:
+        return _operand_label(computation, name)
+    if instruction.opcode == "parameter":
+        argument = instruction.metadata.get("op_name")
+        if isinstance(argument, str) and argument not in GENERIC_PARAMETER_NAMES:
+            return f"parameter {instruction.parameter_number} {argument}"
+    if depth == 0 or instruction.opcode in ("constant", "parameter") or not instruction.operands:
+        return _operand_label(computation, name)
+    read = ", ".join(_reading(computation, o, depth - 1, below=True) for o in instruction.operands)
+    return f"{instruction.opcode}({read})"
 
 
 def _describe_call(module: Module, name: str) -> str:

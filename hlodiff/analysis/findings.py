@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from ..model import GENERIC_PARAMETER_NAMES, Module, Origin, runs_backward
 from .causes import PRIORITY, element_types, moved_dims
-from .diff import Change, text_difference
+from .diff import READS_ANOTHER, RETURNS_ANOTHER, Change, text_difference
 from .hashes import HASHES, affects
 
 
@@ -163,8 +163,10 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
     findings += _structural(structural, following, stage, a, b)
     findings += _parameters(parameters, following, stage, b)
     groups: dict[tuple, list[Change]] = defaultdict(list)
+    rewired = _rewired(roots)
     for change in rest:
-        groups[_group_key(change)].append(change)
+        groups[("operands",) if rewired and change.kind == "operands" else _group_key(change)] \
+            .append(change)
     metadata_noise: list[Change] = []
     # Where the program changed, metadata that differs in one place, or only in
     # source lines, comes with the change; a scope renamed everywhere does not.
@@ -179,9 +181,30 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
                     len(changes) == 1 or "op_name" not in first.detail):
                 metadata_noise += changes + derived
                 continue
+        summary = _summary(first, len(changes))
+        if rewired and first.kind == "operands":  # an example where it is short
+            summary = f"{REWIRED} (e.g. {old} -> {new})" \
+                if len(old or "") + len(new or "") <= 100 else REWIRED
         findings.append(finding(first.kind, stage, changes, old=old, new=new, derived=derived,
-                                summary=_summary(first, len(changes))))
+                                summary=summary))
     return _one_per_line(_with_incidental_metadata(findings, metadata_noise, stage))
+
+
+# The summary of a program that computes the same operations, wired otherwise.
+REWIRED = "the same operations in another order"
+
+
+def _rewired(roots: list[Change]) -> bool:
+    """Does the program compute the same operations, only reading each other
+    in another order? So it is when every change that is not metadata reads
+    another operand (nothing added, removed, retyped or revalued: each
+    instruction has its partner). Python iterating a set while tracing makes
+    such programs, another order in each process (found with real JAX runs
+    under different PYTHONHASHSEEDs: each wrote its own cache entry)."""
+    compiled = [c for c in roots if c.kind != "metadata"]
+    return bool(compiled) and all(
+        c.kind == "operands" and c.detail.endswith((READS_ANOTHER, RETURNS_ANOTHER))
+        for c in compiled)
 
 
 def _one_per_line(findings: list[Finding]) -> list[Finding]:
