@@ -200,3 +200,21 @@ def test_a_recompile_is_placed_at_the_users_line_not_the_library_that_called_the
     subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)
     out = " ".join(run_cli("recompiles", str(tmp_path / "dump"), expect=1).stdout.split())
     assert f"#2 batch 8 -> 3 (x) at {script}:10" in out
+
+
+def test_functions_that_share_a_name_are_not_one_program_compiled_twice(tmp_path):
+    # Two lambdas (jit__lambda), a closure and a module-level function (both
+    # jit_step) read "compiled 2 times: #2 opcode add -> reduce", exit 1: JAX
+    # names a program after its function, and the dump held one name twice.
+    # The frame tables name which function each traced.
+    program = Path(__file__).parent / "programs" / "jax_same_names.py"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path}"}
+    subprocess.run([sys.executable, str(program)], env=env, check=True, capture_output=True)
+    users = {p.program: p for p in find_recompilations(load_dump(tmp_path)) if p.user}
+    assert len([m for m in load_dump(tmp_path).modules if m.program == "jit__lambda"]) == 3
+    assert sorted(users) == ["jit__lambda", "jit_step"]
+    scaler, = users["jit_step"].recompilations  # the closure, made again with 4.0
+    assert (scaler.report.top.old, scaler.report.top.new) == ("3", "4")
+    lam, = users["jit__lambda"].recompilations  # the first lambda, at another shape
+    assert lam.cause == "batch 8 -> 4 (v)"
+    assert len(users["jit__lambda"].modules) == len(users["jit_step"].modules) == 2

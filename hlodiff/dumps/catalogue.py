@@ -250,6 +250,35 @@ def compiled_by_framework(module: DumpModule) -> bool:
     return module.program.split(".", 1)[0] not in names
 
 
+_FILE_NAMES = re.compile(r"^FileNames\n((?:\d+ \".*\"\n)*)", re.M)
+_LOCATIONS = re.compile(r"^(\d+) \{file_name_id=(\d+) function_name_id=(\d+) line=(\d+)", re.M)
+
+
+def traced_function(module: DumpModule) -> frozenset[tuple[str, str, int]] | None:
+    """Which Python function a JAX program traced, as its frame tables name
+    it: (file, qualified name, 0) for each function of the program's name,
+    the line instead of 0 for a lambda (every lambda is ``<lambda>``). Two
+    modules named ``jit_step`` or ``jit__lambda`` are one program compiled
+    twice only where this agrees: ``make_scaler.<locals>.step`` and a
+    module-level ``step`` are two functions, as are two lambdas. None where
+    the module has no frame tables or none holds such a function."""
+    head = module.head()
+    table = _FUNCTION_NAMES.search(head)
+    if table is None or not module.program.startswith(("jit_", "pjit_")):
+        return None
+    api, program = module.program.split("_", 1)[0], module.program.split(".", 1)[0]
+    functions = {int(n): name for n, name in
+                 re.findall(r'^(\d+) "(.*)"$', table.group(1), re.M)
+                 if jax_module_name(api, name.rsplit(".", 1)[-1]) == program}
+    files_table = _FILE_NAMES.search(head)
+    files = dict(re.findall(r'^(\d+) "(.*)"$', files_table.group(1), re.M)) if files_table else {}
+    found = {(files.get(file_id, "?"), functions[int(function_id)],
+              int(line) if functions[int(function_id)].endswith("<lambda>") else 0)
+             for _, file_id, function_id, line in _LOCATIONS.findall(head)
+             if int(function_id) in functions}
+    return frozenset(found) or None
+
+
 def computes_gradients(module: DumpModule) -> bool:
     """Does the module's compile input (else its only file) run a backward pass?"""
     return runs_backward(module.path)

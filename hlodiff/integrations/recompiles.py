@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..analysis.compare import compare_dumps
 from ..analysis.explain import Report
 from ..dumps import BEFORE, Dump, DumpModule
-from ..dumps.catalogue import compiled_by_framework
+from ..dumps.catalogue import compiled_by_framework, traced_function
 from ..model import Instruction, Module, is_library_file
 from .compile_log import Compilation, Program, entry_types
 
@@ -82,7 +82,10 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
     predict steps one name, so for them modules that take different numbers
     of inputs are different programs (a new batch changes shapes, not their
     number); those share a name, so each is told by its first module. A
-    JAX program's name is its function's: one name is one program.
+    JAX program's name is its function's, and two functions can share it
+    (two lambdas, a closure and a module-level function): JAX modules are
+    told apart by the function their frame tables name
+    (``catalogue.traced_function``).
     """
     groups: dict[tuple, list[DumpModule]] = {}
     for module in dump.modules:
@@ -91,8 +94,10 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
         key: tuple = (module.normalised,)
         if module.name.frontend in ("tensorflow", "pytorch"):
             key += (len(entry_types(module)),)
+        elif module.name.frontend == "jax":
+            key += (traced_function(module),)
         groups.setdefault(key, []).append(module)
-    names = Counter(key[0] for key in groups)
+    names = Counter(key[0] for key, modules in groups.items() if len(modules) > 1)
     return [(modules[0].normalised if names[key[0]] == 1
              else f"{modules[0].normalised} [module_{modules[0].module_id:04d}]", tuple(modules))
             for key, modules in groups.items() if len(modules) > 1]
