@@ -218,3 +218,21 @@ def test_functions_that_share_a_name_are_not_one_program_compiled_twice(tmp_path
     lam, = users["jit__lambda"].recompilations  # the first lambda, at another shape
     assert lam.cause == "batch 8 -> 4 (v)"
     assert len(users["jit__lambda"].modules) == len(users["jit_step"].modules) == 2
+
+
+def test_programs_loaded_from_the_persistent_cache_were_not_compiled_again(tmp_path):
+    # A step jitted anew each iteration, with JAX's persistent cache on: XLA
+    # compiled it once and JAX loaded it twice (those modules have only an
+    # optimized file named without a platform). `recompiles` said "compiled
+    # 3 times", exit 1, while the cache held one entry (a helper session's run).
+    program = Path(__file__).parent / "programs" / "jax_fresh_jit.py"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={tmp_path / 'dump'}",
+           "JAX_COMPILATION_CACHE_DIR": str(tmp_path / "cache"),
+           "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+           "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+    subprocess.run([sys.executable, str(program)], env=env, check=True, capture_output=True)
+    assert len(list((tmp_path / "cache").glob("jit__lambda-*"))) == 1
+    lambdas = [m for m in load_dump(tmp_path / "dump").modules if m.program == "jit__lambda"]
+    assert [m.loaded_from_cache for m in lambdas] == [False, True, True]
+    assert not [p for p in find_recompilations(load_dump(tmp_path / "dump")) if p.user]
+    run_cli("recompiles", str(tmp_path / "dump"), expect=0)

@@ -85,11 +85,13 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
     JAX program's name is its function's, and two functions can share it
     (two lambdas, a closure and a module-level function): JAX modules are
     told apart by the function their frame tables name
-    (``catalogue.traced_function``).
+    (``catalogue.traced_function``). A module JAX loaded from its
+    persistent cache was not compiled: it does not count.
     """
     groups: dict[tuple, list[DumpModule]] = {}
     for module in dump.modules:
-        if module.primary is None or module.module_id is None or not module.normalised:
+        if module.primary is None or module.module_id is None or not module.normalised \
+                or module.loaded_from_cache:  # JAX loaded it from its persistent cache
             continue
         key: tuple = (module.normalised,)
         if module.name.frontend in ("tensorflow", "pytorch"):
