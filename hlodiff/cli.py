@@ -149,8 +149,9 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     """Explain why A and B do not share a compiled executable.
 
     A and B are dump directories (XLA_FLAGS=--xla_dump_to=DIR) or HLO text
-    files. Exits 0 when the executable is the same, 1 when it differs or
-    the dumps cannot decide, 2 on a usage or input error. Also takes the 7
+    files. Exits 0 when the executable is the same and nothing recompiles
+    it, 1 when it recompiles, differs or the dumps cannot decide, 2 on a
+    usage or input error. Also takes the 7
     (or, for a rename, 9) arguments git passes to an external diff; under
     git it exits 0 unless --exit-code is given. --format html -o FILE writes
     one self-contained page: verdict, causes with their lines side by side
@@ -186,7 +187,7 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         render_text.report(report, title=request.title)
     if lenient:
         return EXIT_SAME
-    return EXIT_SAME if report.same_executable is True else EXIT_DIFFERENT
+    return EXIT_SAME if report.shares_executable else EXIT_DIFFERENT
 
 
 @cli.command("ls")
@@ -275,10 +276,10 @@ def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
 @output_option
 def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str,
           output: Path | None) -> int:
-    """Does DUMP_DIR still compile to the baseline's executable?
+    """Does DUMP_DIR still compile to the baseline's executable, from the same cache entry?
 
     Exits 0 when unchanged, 1 with the explanation `hlodiff diff` gives
-    when it changed, 2 on error. --update rewrites the baseline (exit 0).
+    when it changed or a cache key moved (it recompiles), 2 on error. --update rewrites the baseline (exit 0).
     --format html -o FILE writes the explanation as a page (a CI artifact).
     """
     from .integrations.baseline import check as check_dump, read, record, write

@@ -22,6 +22,20 @@ def test_diff_text_says_different_and_names_the_constant_and_its_line():
     assert "adam_update" in result.stdout and "jax_cases.py:" in result.stdout
 
 
+def test_diff_exits_1_for_a_recompile_of_the_same_executable():
+    # TensorFlow's persistent key hashes op_names: a renamed scope recompiles,
+    # though XLA makes the same executable. A gate that reads the exit code
+    # must hear it (it exited 0; two helper sessions' gates missed such runs).
+    # A rename JAX's key does not see still exits 0.
+    renamed = CORPUS / "tf_name_scope_rename"
+    result = run_cli("diff", str(renamed / "run_a"), str(renamed / "run_b"), expect=1)
+    assert result.stdout.startswith(
+        "Recompiles (a_inference_train_step), but XLA produces the same executable")
+    jax_renamed = CORPUS / "jax_named_scope_rename"
+    result = run_cli("diff", str(jax_renamed / "run_a"), str(jax_renamed / "run_b"), expect=0)
+    assert result.stdout.startswith("Same executable, no recompile")
+
+
 def test_diff_json_follows_the_documented_schema():
     doc = json.loads(run_cli("diff", str(LR / "run_a"), str(LR / "run_b"), "--format", "json",
                              expect=1).stdout)

@@ -451,7 +451,7 @@ def test_a_python_scalar_against_an_array_moves_jax_key_though_the_hlo_is_the_sa
     entries = {p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}
     report = json.loads(run_cli("diff", str(tmp_path / "python"), str(tmp_path / "array"),
                                 "--module", "jit_step", "--format", "json", "--no-cache",
-                                expect=0).stdout)  # 0: the same executable (README)
+                                expect=1).stdout)  # 1: it recompiles, the same executable (README)
     step, = report["programs"]
     assert step["hashes"]["jax_cache_key"] is (len(entries) == 2) is True
     assert (step["recompiles"], step["same_executable"]) == (True, True)
@@ -519,14 +519,15 @@ def test_compile_options_and_topology_move_jax_key_without_moving_the_hlo(
     entries = [p.name for p in cache.iterdir() if p.name.startswith("jit_train_step-")]
     report = json.loads(run_cli("diff", str(tmp_path / "a"), str(tmp_path / "b"), "--module",
                                 "jit_train_step", "--format", "json", "--no-cache",
-                                expect=0).stdout)  # 0: the same executable (README)
+                                expect=1).stdout)  # 1: it recompiles, the same executable (README)
     step, = report["programs"]
     assert step["hashes"]["jax_cache_key"] is (len(entries) == 2) is True
     assert (step["recompiles"], step["same_executable"]) == (True, True)
     assert says in report["findings"][0]["detail"]
     # A baseline keeps those files, so a pre-merge check sees the same
     run_cli("baseline", str(tmp_path / "a"), "-o", str(tmp_path / "baseline.json"))
-    checked = run_cli("check", "--baseline", str(tmp_path / "baseline.json"), str(tmp_path / "b"))
+    checked = run_cli("check", "--baseline", str(tmp_path / "baseline.json"), str(tmp_path / "b"),
+                      expect=1)  # a gate on the exit code hears that it recompiles
     assert "Recompiles (jit_train_step), but XLA produces the same executable" in checked.stdout
 
 

@@ -115,6 +115,15 @@ class Report:
     def top(self) -> Finding | None:
         return self.findings[0] if self.findings else None
 
+    @property
+    def shares_executable(self) -> bool:
+        """Would the second run have used the first one's executable? Only
+        where it is the same and nothing recompiles it: a cache key that
+        moved compiles again even where XLA makes the same executable (a
+        renamed function, jit's compiler options), which is what a person
+        chasing recompiles, or a gate against them, must hear (exit 1)."""
+        return self.same_executable is True and self.recompiles is not True
+
 
 @dataclass
 class StageDiff:

@@ -143,4 +143,4 @@ def check(baseline: Path, dump_dir: Path, *, context: bool = False) -> Check:
     with rebuilt(document, baseline) as old:
         report = compare_dumps(old, current, all=all_modules, unpaired=all_modules,
                                context=context)
-    return Check(report.same_executable is True, report)
+    return Check(report.shares_executable, report)
