@@ -132,7 +132,33 @@ class Alignment:
         if self.fingerprints is None:
             return False
         of_a, of_b = self.fingerprints
-        return of_a(a_name) == of_b(b_name)
+        return of_a(a_name) == of_b(b_name) or _small_and_alike(self.a.by_name.get(a_name),
+                                                                self.b.by_name.get(b_name))
+
+
+_SMALL = 8  # instructions: a reducer or a comparator, which a program holds by the dozen
+
+
+def _small_and_alike(x: Computation | None, y: Computation | None) -> bool:
+    """Two small computations that call nothing and compute alike, names aside.
+    Their fingerprints can differ where the unchanged pass keyed a pair by its
+    shared name (``add_float_.3`` in both runs), not by what it holds, while
+    another run-a ``add`` paired elsewhere: a Keras step's reduce then read
+    "called_computation add -> add" (a helper session's run)."""
+    if x is None or y is None or len(x.instructions) != len(y.instructions) \
+            or len(x.instructions) > _SMALL:
+        return False
+
+    def body(computation: Computation) -> tuple | None:
+        place = {i.name: k for k, i in enumerate(computation.instructions)}
+        if any(i.called_computations for i in computation.instructions):
+            return None
+        return tuple((i.opcode, str(i.shape), i.operand_text if i.opcode in ("constant", "parameter")
+                      else "", attribute_key(i), tuple(place.get(o, -1) for o in i.operands),
+                      i.name == computation.root.name) for i in computation.instructions)
+
+    shape = body(x)
+    return shape is not None and shape == body(y)
 
 
 def align(a: Module, b: Module, seed: Seed | None = None) -> Alignment:

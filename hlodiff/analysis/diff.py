@@ -106,9 +106,12 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
         from .align import align
         alignment = align(a, b)
     changes: list[Change] = header_changes(a, b)
+    alike: set[tuple[str, str]] = set()  # ("a" or "b", computation): see _unpaired_computations
     for match in alignment.computations:
-        changes.extend(_ComputationDiff(alignment, match).changes())
-    changes.extend(_unpaired_computations(alignment))
+        changes.extend(_ComputationDiff(alignment, match, alike).changes())
+    # Alone, the twin stays a change: the other run's text has one computation less
+    changes.extend(_unpaired_computations(
+        alignment, alike if any(c.kind != "metadata" for c in changes) else set()))
     if a.is_scheduled and b.is_scheduled and all(c.kind == "metadata" for c in changes):
         changes.extend(_schedule_changes(alignment))
     return changes
@@ -247,15 +250,20 @@ def _header_key(attribute: Attribute | None) -> Any:
     return None if attribute is None else attribute.reader.header_key(attribute)
 
 
-def _unpaired_computations(alignment: Alignment) -> list[Change]:
+def _unpaired_computations(alignment: Alignment, alike: set[tuple[str, str]]) -> list[Change]:
     """Computations of one run only. One that a paired instruction calls shows
     as that instruction's called_computation change as well; one nothing calls
-    changes no executable, but the module text differs, so it is listed."""
+    changes no executable, but the module text differs, so it is listed. One
+    a paired instruction calls where its partner calls a computation that
+    computes alike (``alike``: reducers that both add, paired otherwise) is
+    that computation's twin, not added or removed."""
     out = []
-    for computation, kind, side in ((c, "computation_removed", "a") for c in alignment.only_a):
-        out.append(_computation_change(computation, kind, side))
+    for computation in alignment.only_a:
+        if ("a", computation.name) not in alike:
+            out.append(_computation_change(computation, "computation_removed", "a"))
     for computation in alignment.only_b:
-        out.append(_computation_change(computation, "computation_added", "b"))
+        if ("b", computation.name) not in alike:
+            out.append(_computation_change(computation, "computation_added", "b"))
     return out
 
 
@@ -271,9 +279,11 @@ def _computation_change(computation: Computation, kind: str, side: str) -> Chang
 
 
 class _ComputationDiff:
-    def __init__(self, alignment: Alignment, match: ComputationMatch):
+    def __init__(self, alignment: Alignment, match: ComputationMatch,
+                 alike: set[tuple[str, str]] | None = None):
         self.alignment = alignment
         self.match = match
+        self.alike = set() if alike is None else alike  # filled: see _unpaired_computations
         self.is_entry = match.a is alignment.a.entry
         self._users_a = None
         self._users_b = None
@@ -528,7 +538,11 @@ class _ComputationDiff:
         for attribute in list(calls_x) + [n for n in calls_y if n not in calls_x]:
             names_x, names_y = calls_x.get(attribute, []), calls_y.get(attribute, [])
             for cx, cy in zip(names_x, names_y):
-                if pairs.get(cx) != cy and not self.alignment.same_code(cx, cy):
+                if pairs.get(cx) == cy:
+                    continue
+                if self.alignment.same_code(cx, cy):
+                    self.alike.update((("a", cx), ("b", cy)))
+                else:
                     out.append(self._change(
                         "called_computation", _describe_call(self.alignment.a, cx),
                         _describe_call(self.alignment.b, cy), x, y,

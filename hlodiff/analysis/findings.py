@@ -21,6 +21,7 @@ findings, grouped by kind.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -237,9 +238,15 @@ def _finding_key(finding: Finding) -> tuple:
 
 def _incidental(old: str, new: str) -> bool:
     """Metadata that differs the way a change elsewhere makes it differ: an
-    op_name counter that shifted (``aten__add.12`` -> ``.14``), or metadata
-    present on one side only. A rename the user made is not incidental."""
-    return not old or not new or (old.isdigit() and new.isdigit())
+    op_name counter that shifted (``aten__add.12`` -> ``.14``), TensorFlow's
+    suffix that keeps op names unique (``mul`` -> ``mul_1`` when an op added
+    before it took ``mul``), or metadata present on one side only. A rename
+    the user made is not incidental."""
+    return not old or not new or (old.isdigit() and new.isdigit()) or \
+        _UNIQUIFIED.sub("", old) == _UNIQUIFIED.sub("", new)
+
+
+_UNIQUIFIED = re.compile(r"_\d+$")
 
 
 def _with_incidental_metadata(findings: list[Finding], noise: list[Change],
