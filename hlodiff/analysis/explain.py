@@ -402,8 +402,7 @@ def _merge_stages(before: list[Finding] | None, after: list[Finding] | None,
         used.add(twin)
         other = after[twin]
         merged.append(replace(found, stage="both",
-                              affects=tuple(h.name for h in HASHES if h.name in found.affects
-                                            or h.name in other.affects),
+                              affects=_with_executable_hashes(found.affects, [other]),
                               origins=found.origins + tuple(o for o in other.origins
                                                             if o not in found.origins),
                               optimized=found.optimized + other.optimized))
@@ -422,10 +421,19 @@ def _merge_stages(before: list[Finding] | None, after: list[Finding] | None,
         if extra:
             f = replace(f, optimized=f.optimized + sum(g.count + sum(d.count for d in g.derived)
                                                        for g in extra),
-                        affects=tuple(h.name for h in HASHES if h.name in f.affects
-                                      or any(h.name in g.affects for g in extra)))
+                        affects=_with_executable_hashes(f.affects, extra))
         out.append(f)
     return out
+
+
+def _with_executable_hashes(affects: tuple[str, ...], after: list[Finding]) -> tuple[str, ...]:
+    """``affects`` of a finding in the compile input, and what its findings
+    after optimization move of the hashes over the executable. A hash over
+    the compile input sees only that stage: a Keras step's frozen batch norm
+    claimed "TF signature" from the optimized program's changes, where TF's
+    argument lists were the same (a helper session's run)."""
+    return tuple(h.name for h in HASHES if h.name in affects or h.stage != COMPILE_INPUT
+                 and any(h.name in g.affects for g in after))
 
 
 def _symmetric(finding: Finding) -> tuple:
