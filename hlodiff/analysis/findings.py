@@ -381,8 +381,23 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
     for i, change in enumerate(changes):
         components[find(i)].append(change)
     groups = _merge_plumbing(list(components.values()))
-    return [_structural_finding(members, following, stage)
-            for members in sorted(groups, key=lambda m: _component_key(m))]
+    return [_structural_finding(members, following, stage, times)
+            for members, times in _parallel(sorted(groups, key=lambda m: _component_key(m)))]
+
+
+def _parallel(groups: list[list[Change]]) -> list[tuple[list[Change], int]]:
+    """Groups of the same ops in scopes that differ only by TensorFlow's
+    suffix (``clip_by_norm``, ``clip_by_norm_1``, ...): one change made once
+    per weight, as a clip norm or a regularizer is, is one finding, counted;
+    each group with how many it stands for."""
+    buckets: dict[tuple, list[list[Change]]] = defaultdict(list)
+    for members in groups:
+        scope = _common_scope(members)
+        key = (tuple(sorted({c.kind for c in members})), _ops_text(members),
+               "/".join(_UNIQUIFIED.sub("", part) for part in scope.split("/")))
+        buckets[key if scope else (id(members),)].append(members)
+    return [([c for members in bucket for c in members], len(bucket))
+            for bucket in buckets.values()]
 
 
 def _merge_plumbing(groups: list[list[Change]]) -> list[list[Change]]:
@@ -432,7 +447,17 @@ _QUIET_OPCODES = frozenset({"parameter", "constant", "broadcast", "reshape", "bi
 
 
 def _structural_finding(members: list[Change], following: dict[int, list[Change]],
-                        stage: str) -> Finding:
+                        stage: str, times: int = 1) -> Finding:
+    """One group of ops added or removed (``times`` alike groups in parallel
+    scopes, see _parallel: told once, with the scopes)."""
+    if times > 1:
+        first = _structural_finding(members[:len(members) // times], following, stage)
+        scopes = sorted(dict.fromkeys(_common_scope([c]) for c in members), key=lambda text: [
+            int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", text)])
+        shown = ", ".join(scopes[:3]) + (", ..." if len(scopes) > 3 else "")
+        whole = _structural_finding(members, following, stage)
+        return replace(whole, old=first.old, new=first.new,
+                       summary=f"{first.summary}, {times} times ({shown})")
     added = [c for c in members if c.kind in ("op_added", "computation_added")]
     removed = [c for c in members if c.kind in ("op_removed", "computation_removed")]
     derived = [d for c in members for d in following.get(id(c), ())]
