@@ -143,8 +143,10 @@ RULES = (
          "A Python float is baked into the jitted function: pass it as an array argument "
          "(jnp.asarray) so changing it does not recompile, or mark it static on purpose."),
     Rule("constant", "tensorflow", _float_scalar,
-         "A Python float is captured by the tf.function: pass it as a tf.Variable or a "
-         "tensor argument so changing it does not retrace and recompile."),
+         "A Python number is baked into the compiled step: one the tf.function captured, or "
+         "a setting (a dropout rate, a momentum, a Keras optimizer's clip value); each value "
+         "compiles a program of its own. To change it without recompiling, keep it in a "
+         "tf.Variable or pass it as a tensor argument."),
     Rule("constant", "pytorch", _float_scalar,
          "A Python scalar is baked into the graph: keep it in a tensor on the device "
          "(torch.tensor(value, device=xla_device)) so it becomes a graph input."),

@@ -21,11 +21,12 @@ findings, grouped by kind.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import GENERIC_PARAMETER_NAMES, Module, Origin, runs_backward
+from ..model import GENERIC_PARAMETER_NAMES, Module, Origin, element_value, runs_backward
 from .causes import PRIORITY, element_types, moved_dims
 from .diff import READS_ANOTHER, RETURNS_ANOTHER, Change, text_difference
 from .hashes import HASHES, affects
@@ -188,7 +189,70 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
                 if len(old or "") + len(new or "") <= 100 else REWIRED
         findings.append(finding(first.kind, stage, changes, old=old, new=new, derived=derived,
                                 summary=summary))
-    return _one_per_line(_with_incidental_metadata(findings, metadata_noise, stage))
+    return _related_constants(
+        _one_per_line(_with_incidental_metadata(findings, metadata_noise, stage)))
+
+
+# What a framework computes from a hyperparameter and bakes in beside it:
+# dropout keeps 1/(1-p), batch norm 1-momentum, an average 1/n.
+_RELATIONS = (("1 - x", lambda x: 1 - x), ("1/x", lambda x: 1 / x),
+              ("1/(1 - x)", lambda x: 1 / (1 - x)))
+
+
+def _related_constants(findings: list[Finding]) -> list[Finding]:
+    """A scalar constant that is a function of another's value in both runs
+    (dropout's 1/(1-p) beside p: 1.11111116 -> 1.42857146 beside 0.1 -> 0.3)
+    follows from it: one finding, led by the value as the user wrote it (the
+    shorter to print), the other under it."""
+    scalars = [i for i, f in enumerate(findings) if f.kind == "constant"
+               and _scalar(f.old) is not None and _scalar(f.new) is not None]
+    folded: dict[int, list[int]] = defaultdict(list)
+    gone: set[int] = set()
+    for i in scalars:
+        for j in scalars:
+            if i == j or i in gone or j in gone or j in folded:
+                continue
+            if _relation(findings[i], findings[j]) and _typed_first(findings[i], findings[j]):
+                folded[i].append(j)
+                gone.add(j)
+    out = list(findings)
+    for host, rest in folded.items():
+        f = findings[host]
+        extra = tuple(replace(findings[k], detail=f"{_relation(f, findings[k])} of it")
+                      for k in rest)
+        out[host] = replace(f, derived=f.derived + extra, affects=tuple(
+            h.name for h in HASHES if h.name in f.affects
+            or any(h.name in findings[k].affects for k in rest)))
+    return [f for i, f in enumerate(out) if i not in gone]
+
+
+def _scalar(text: str | None) -> float | None:
+    """The value of a scalar constant's text (``0.1``), else None."""
+    try:
+        return float(element_value(text.strip())) if text else None
+    except (ValueError, TypeError):
+        return None
+
+
+def _relation(source: Finding, derived: Finding) -> str:
+    """How ``derived``'s values follow from ``source``'s in both runs, or ""."""
+    x = _scalar(source.old), _scalar(source.new)
+    y = _scalar(derived.old), _scalar(derived.new)
+    if x[0] == x[1]:
+        return ""
+    for name, function in _RELATIONS:
+        try:
+            if all(math.isclose(function(a), b, rel_tol=1e-5) for a, b in zip(x, y)):
+                return name
+        except ZeroDivisionError:
+            continue
+    return ""
+
+
+def _typed_first(a: Finding, b: Finding) -> bool:
+    """Is ``a`` the value as written, rather than ``b``: the shorter to print,
+    on a tie the first ranked."""
+    return len((a.old or "") + (a.new or "")) <= len((b.old or "") + (b.new or ""))
 
 
 # The summary of a program that computes the same operations, wired otherwise.
