@@ -267,16 +267,38 @@ def test_the_table_and_the_json_count_the_same_recompilations(truth_file):
     expect = None  # the exit code is test_every_log_counts_what_its_framework_counted's
     report = json.loads(run_cli("log", log, "--format", "json", expect=expect).stdout)
     text = run_cli("log", log, expect=expect).stdout
-    rows = {cells[0]: cells for line in text.splitlines()
-            if len(cells := [c.strip() for c in line.split("│")[1:-1]]) >= 4}
-    label = {None: "(not named in the log)"}
-    shown_rows = [p for p in report["programs"] if label.get(p["program"], p["program"]) in rows]
-    assert shown_rows or not report["programs"]  # a name folded over two lines has no row here
-    for program in shown_rows:
-        shown = rows[label.get(program["program"], program["program"])][2]
+    if not report["programs"]:
+        return
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("─")) + 1
+    # a row a line, in the JSON's order: cells two spaces apart, names shortened in the middle
+    rows = [re.split(r"\s{2,}", line.strip())
+            for line in lines[start:start + len(report["programs"])]]
+    for program, cells in zip(report["programs"], rows, strict=True):
+        named = program["program"] or "(not named in the log)"
+        assert named.startswith(cells[0].removesuffix(" (framework set-up)").split("…")[0]), \
+            (named, cells)
+        shown = cells[2]
         if program["program"] is None:  # which program recompiled is not known
             assert shown == "?"
         elif program["compilations"] is None:  # none logged: TensorFlow's warning counts
             assert shown == f"{program['traces_at_least'] - 1} retraces"
         else:
             assert shown == str(program["recompilations"])
+
+
+def test_the_table_fits_80_columns_without_breaking_a_word(monkeypatch):
+    # At 80 columns the table split its headers ("compilation/s",
+    # "recompilati/ons") and program names over lines (a helper session's
+    # Keras log): counts keep their width, long names are shortened in the
+    # middle, one row a line.
+    monkeypatch.setenv("COLUMNS", "80")
+    text = run_cli("log", str(LOGS / "graphcore_published_format.log"), expect=None).stdout
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("program "))
+    assert lines[header].split() == ["program", "compiled", "recompiled", "loads", "keys"]
+    row = lines[header + 2]
+    assert all(len(line) <= 80 for line in lines[header:header + 3])
+    name, *counts = row.split()
+    assert name.startswith("cluster_") and "…" in name and name.endswith("ResourceArgs_2_")
+    assert counts == ["2", "1", "1", "2"]

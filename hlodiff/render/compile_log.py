@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from rich.table import Table
 from rich.text import Text
 
 from ..integrations.compile_log import Program
@@ -19,7 +18,7 @@ from . import shorten
 from .escape import terminal
 from .json import SCHEMA_VERSION
 from .report import report_document
-from .text import console, report as report_text
+from .text import _set_widths, _share, _table, _widest, console, report as report_text
 
 
 def _count(n: int, noun: str) -> str:
@@ -62,27 +61,40 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
              f"{len(recompiled)} user program{'s' if len(recompiled) != 1 else ''} recompiled")
     keys = any(p.keys for p in programs)
     modules = any(p.modules for p in programs)
-    table = Table()
-    for name, justify, shown in (("program", "left", True), ("compilations", "right", True),
-                                 ("recompilations", "right", True), ("loads", "right", True),
-                                 ("distinct keys", "right", keys),
-                                 ("dump modules", "left", modules)):
-        if shown:
-            table.add_column(name, justify=justify, overflow="fold")
+    columns = [("program", "left"), ("compiled", "right"), ("recompiled", "right"),
+               ("loads", "right")] + [("keys", "right")] * keys + [("modules", "left")] * modules
+    rows = []
     for p in programs:
-        label = Text(terminal(p.name or "(not named in the log)"))
-        if not p.user:
-            label.append(" (framework set-up)", style="dim")
         # Retraces stand in only where no compilation is logged: TensorFlow's
         # warning counts the traces of every signature, the row one signature's.
         recompilations = f"{p.retraces} retraces" if _not_logged(p) else str(p.recompilations)
-        row = [label, "not logged" if _not_logged(p) else str(len(p.compilations)),
+        row = [terminal(p.name or "(not named in the log)"),
+               "not logged" if _not_logged(p) else str(len(p.compilations)),
                recompilations if p.name else "?", str(p.loads)]
         if keys:
             row.append(str(len(p.keys)))
         if modules:
             row.append(", ".join("?" if m is None else str(m.module_id) for m in p.modules))
-        table.add_row(*row, style="bold red" if p.recompiled else None)
+        rows.append((p, row))
+    # the counts keep their width; names and module lists share what is left,
+    # shortened in the middle, never broken across lines
+    named = [0] + ([len(columns) - 1] if modules else [])
+    fixed = [_widest([columns[i][0]] + [r[i] for _, r in rows])
+             for i in range(len(columns)) if i not in named]
+    setup = " (framework set-up)"
+    wanted = [_widest([columns[0][0]] + [r[0] + (setup if not p.user else "") for p, r in rows])]
+    if modules:
+        wanted.append(_widest([columns[-1][0]] + [r[-1] for _, r in rows]))
+    shares = dict(zip(named, _share(out.width, fixed, wanted)))
+    table = _table(*columns)
+    _set_widths(table, shares)
+    for p, row in rows:
+        label = Text(shorten.middle(row[0], shares[0] - (0 if p.user else len(setup))))
+        if not p.user:
+            label.append(setup, style="dim")
+        if modules:
+            row[-1] = shorten.middle(row[-1], shares[len(columns) - 1])
+        table.add_row(label, *row[1:], style="bold red" if p.recompiled else None)
     out.print(terminal(title), markup=False)
     out.print(table)
     joined = {entry.program for entry in logged or ()}
