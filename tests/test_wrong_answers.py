@@ -684,3 +684,18 @@ def test_a_set_iterated_in_another_order_is_the_same_operations_in_another_order
     same = json.loads(run_cli("diff", str(tmp_path / "1"), str(tmp_path / "1"), "--format",
                               "json", "--no-cache").stdout)
     assert same["findings"] == []
+
+
+def test_another_prng_implementation_is_key_data_not_a_batch(tmp_path):
+    # jax_default_prng_impl threefry2x32 -> rbg read "batch 2 -> 4 in key
+    # u32[2]" with the advice to feed every step the same batch size, and the
+    # threefry loop's three computations as rows of their own (a helper
+    # session's run).
+    dump_runs(tmp_path, "jax_prng_impl", "threefry2x32", "rbg")
+    report = json.loads(run_cli("diff", str(tmp_path / "threefry2x32"), str(tmp_path / "rbg"),
+                                "--module", "jit_train_step", "--format", "json", "--no-cache",
+                                expect=1).stdout)
+    top = report["findings"][0]
+    assert top["summary"].startswith("PRNG key data 2 -> 4 in key")
+    assert "jax_default_prng_impl" in top["advice"] and "batch" not in top["advice"]
+    assert not [f for f in report["findings"] if f["kind"].startswith("computation_")]

@@ -165,6 +165,10 @@ RULES = (
     Rule("parameter_to_constant", None, _always,
          "A value is an argument in one run and a constant in the other: pass it the same "
          "way in both (an argument is better: changing it then recompiles nothing)."),
+    Rule("parameter", "jax", _named("PRNG key data"),
+         "A PRNG key's data changed size: JAX keys are u32[2] under threefry2x32 and u32[4] "
+         "under rbg or unsafe_rbg: set the same jax_default_prng_impl (or the same impl= to "
+         "jax.random.key) in both runs."),
     Rule("parameter", None, _model_dimension,
          "The model's own weights changed shape (a vocabulary, a width, a number of stacked "
          "layers): expected after a change to the model's configuration; each configuration "

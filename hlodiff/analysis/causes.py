@@ -253,6 +253,10 @@ class CauseGraph:
         at_b = {(c.computation, c.b): i for i, c in enumerate(self.changes) if c.b is not None}
         at_a = {(c.computation_a or c.computation, c.a): i for i, c in enumerate(self.changes)
                 if c.a is not None}
+        # a computation of one run only called from another one (a while
+        # loop's body inside a removed threefry2x32) follows from that one
+        whole = {(c.kind, c.computation): i for i, c in enumerate(self.changes)
+                 if c.kind in ("computation_added", "computation_removed")}
         for index, change in enumerate(self.changes):
             if change.kind not in ("computation_added", "computation_removed"):
                 continue
@@ -262,7 +266,9 @@ class CauseGraph:
                 added = change.kind == "computation_added"
                 caller = (callers_b if added else callers_a).get(name)
                 parent = (at_b if added else at_a).get(caller) if caller else None
-            if parent is not None:
+                if parent is None and caller:
+                    parent = whole.get((change.kind, caller[0]))
+            if parent is not None and parent != index:
                 self._link(index, parent)
 
     def _parameter_list(self) -> None:

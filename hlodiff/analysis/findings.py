@@ -672,12 +672,27 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
             retyped = dict.fromkeys(f"{o} -> {n}" for o, n in map(_element_types, group_)
                                     if o != n)
             dtype_text = f" and {', '.join(retyped)}" if retyped else ""
-            what = "model dimension" if state else "batch" if leading else "dimension"
+            what = "PRNG key data" if all(map(_key_data, group_)) else \
+                "model dimension" if state else "batch" if leading else "dimension"
             summary = f"{what} {dims_text}{dtype_text} in {names}{more}"
         out.append(finding("parameter", stage, group_, derived=derived, summary=summary))
     if reordered:
         out.append(_order_finding(reordered, following, stage, b))
     return out
+
+
+_U32_SHAPE = re.compile(r"u32\[([\d,]*)\]")
+
+
+def _key_data(change: Change) -> bool:
+    """A JAX PRNG key's data changed size: u32[..., 2] under threefry2x32,
+    u32[..., 4] under rbg (jax_default_prng_impl), not a batch (a helper
+    session's run read "batch 2 -> 4 in key u32[2]")."""
+    shapes = [_U32_SHAPE.match(text or "") for text in (change.old, change.new)]
+    if None in shapes:
+        return False
+    old, new = (match.group(1).split(",") for match in shapes)
+    return len(old) == len(new) and old[:-1] == new[:-1] and {old[-1], new[-1]} == {"2", "4"}
 
 
 def _number_only(change: Change) -> bool:
