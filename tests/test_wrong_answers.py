@@ -699,3 +699,17 @@ def test_another_prng_implementation_is_key_data_not_a_batch(tmp_path):
     assert top["summary"].startswith("PRNG key data 2 -> 4 in key")
     assert "jax_default_prng_impl" in top["advice"] and "batch" not in top["advice"]
     assert not [f for f in report["findings"] if f["kind"].startswith("computation_")]
+
+
+def test_another_threefry_layout_is_advised_as_a_prng_setting_not_a_cast(tmp_path):
+    # jax_threefry_partitionable flipped read "dtype u64[4] -> u32[64] at iota"
+    # with the advice to check mixed-precision settings and casts (a helper
+    # session's run): every place is inside the code JAX lowers random to.
+    dump_runs(tmp_path, "jax_prng_impl", "threefry2x32", "unpartitioned")
+    report = json.loads(run_cli("diff", str(tmp_path / "threefry2x32"),
+                                str(tmp_path / "unpartitioned"), "--module", "jit_train_step",
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    assert report["findings"]
+    for finding in report["findings"]:
+        assert "jax_threefry_partitionable" in finding["advice"], finding
+        assert "mixed-precision" not in finding["advice"]

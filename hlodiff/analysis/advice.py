@@ -18,7 +18,7 @@ from .findings import REWIRED, Finding
 
 @dataclass(frozen=True)
 class Rule:
-    kind: str
+    kind: str | None  # None: any kind
     framework: str | None
     applies: Callable[[Finding], bool]
     advice: str
@@ -93,6 +93,22 @@ def _folded_away(kind: str, scaling: str, other: str, code: str, value: str) -> 
                 "lowered. Pass such values as arguments.")
 
 
+# The computations JAX's random functions are lowered into (jax.random.uniform
+# is a call to _uniform, which calls threefry2x32).
+_JAX_RANDOM = re.compile(r"(threefry2x32|_threefry\w*|_uniform|_bernoulli|_normal\w*|"
+                         r"_truncated_normal|_randint|_random_bits|random_bits|_gamma\w*|"
+                         r"_categorical|_gumbel|_permutation|_choice)(\.\d+)?")
+
+
+def _inside_jax_random(finding: Finding) -> bool:
+    """Is every place of the finding inside the code JAX's random functions
+    lower to: the same Python code drawing its bits another way, as a
+    flipped jax_threefry_partitionable does (a helper session's run read
+    "dtype u64[4] -> u32[64]" with mixed-precision advice)?"""
+    return bool(finding.where) and all(_JAX_RANDOM.fullmatch(w.computation or "")
+                                       for w in finding.where)
+
+
 def _rewired(finding: Finding) -> bool:
     return finding.summary.startswith(REWIRED)
 
@@ -112,6 +128,10 @@ def _named(*words: str) -> Callable[[Finding], bool]:
 
 
 RULES = (
+    Rule(None, "jax", _inside_jax_random,
+         "This differs inside the code JAX generates random bits with, not in the model's: "
+         "the PRNG settings (jax_threefry_partitionable, jax_default_prng_impl) or the JAX "
+         "version differ between the runs; set them alike in both runs."),
     Rule("environment", None, _version,
          "The runs used different framework or XLA versions: pin the same versions "
          "(and jaxlib/XLA build) in both, or expect every program to recompile."),
@@ -230,7 +250,7 @@ def advice_for(finding: Finding, framework: str | None) -> str:
     """The advice for ``finding`` in ``framework`` (``jax``, ``tensorflow``,
     ``pytorch`` or None), or "" when no rule fits."""
     for rule in RULES:
-        if rule.kind == finding.kind and rule.framework in (None, framework) \
+        if rule.kind in (None, finding.kind) and rule.framework in (None, framework) \
                 and rule.applies(finding):
             return rule.advice.replace("{here}", _here(finding)).replace(
                 "{constant}", _constant(finding))

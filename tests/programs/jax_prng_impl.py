@@ -1,7 +1,10 @@
-"""A dropout step under a PRNG implementation: ``python jax_prng_impl.py threefry2x32|rbg``.
+"""A dropout step under a PRNG implementation:
+``python jax_prng_impl.py threefry2x32|rbg|unpartitioned``.
 
 The key the step takes is u32[2] under threefry2x32 and u32[4] under rbg,
-and the random bits come from a threefry2x32 loop or a rng-bit-generator.
+and the random bits come from a threefry2x32 loop or a rng-bit-generator;
+``unpartitioned`` is threefry2x32 with jax_threefry_partitionable off,
+which lays its counters out otherwise.
 """
 
 import sys
@@ -9,7 +12,9 @@ import sys
 import jax
 import jax.numpy as jnp
 
-jax.config.update("jax_default_prng_impl", sys.argv[1])
+jax.config.update("jax_default_prng_impl", "threefry2x32" if sys.argv[1] == "unpartitioned"
+                  else sys.argv[1])
+jax.config.update("jax_threefry_partitionable", sys.argv[1] != "unpartitioned")
 
 
 @jax.jit
