@@ -320,3 +320,75 @@ def test_a_header_layout_xla_rejects_is_a_one_line_error_at_its_column(tmp_path)
 def _write(folder, name: str, text: str):
     (folder / name).write_text(text)
     return folder / name
+
+
+SUBTRACT = """HloModule m, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
+
+ENTRY %e (a: f32[4], b: f32[4]) -> f32[4] {
+  %a = f32[4]{0} parameter(FIRST)
+  %b = f32[4]{0} parameter(SECOND)
+  ROOT %s = f32[4]{0} subtract(%a, %b)
+}
+"""
+
+FUSED_SUBTRACT = """HloModule m, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
+
+%fused (p0: f32[4], p1: f32[4]) -> f32[4] {
+  %p0 = f32[4]{0} parameter(FIRST)
+  %p1 = f32[4]{0} parameter(SECOND)
+  ROOT %s = f32[4]{0} subtract(%p0, %p1)
+}
+
+ENTRY %e (a: f32[4], b: f32[4]) -> f32[4] {
+  %a = f32[4]{0} parameter(0)
+  %b = f32[4]{0} parameter(1)
+  ROOT %f = f32[4]{0} fusion(%a, %b), kind=kLoop, calls=%fused
+}
+"""
+
+
+@pytest.mark.parametrize("program", [SUBTRACT, FUSED_SUBTRACT])
+def test_parameters_numbered_crosswise_are_another_program(tmp_path, program):
+    # A helper session's fuzz: parameter(0) and parameter(1) swapped, the
+    # lines' names kept, compute b - a. The unchanged pass paired the
+    # subtract by its text (it reads %a and %b in both), the aligner the
+    # parameters by number: "Same executable", exit 0 (57 of 300 such edits,
+    # also in a real dump's fusion: w - 0.1 * grad became grad - 0.1 * w).
+    # jaxlib 0.10.2 prints the two programs differently.
+    a = program.replace("FIRST", "0").replace("SECOND", "1")
+    b = program.replace("FIRST", "1").replace("SECOND", "0")
+    for x, y in ((a, b), (b, a)):
+        report, code = diff(tmp_path, x, y, "--no-cache")
+        assert (code, report["same_executable"]) == (1, False)
+        assert report["findings"][0]["kind"] == "operands"
+
+
+REDUCERS = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}
+
+%sum (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+
+%total (u: f32[], v: f32[]) -> f32[] {
+  %u = f32[] parameter(0)
+  %v = f32[] parameter(1)
+  ROOT %t = f32[] add(%u, %v)
+}
+
+ENTRY %e (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %zero = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %zero), dimensions={0}, to_apply=%REDUCER
+}
+"""
+
+
+def test_a_reduce_calling_another_reducer_that_adds_alike_is_no_change(tmp_path):
+    # A helper session's fuzz, and a Keras run's "called_computation add -> add":
+    # to_apply names another computation that adds its two scalars as well.
+    report, code = diff(tmp_path, REDUCERS.replace("REDUCER", "sum"),
+                        REDUCERS.replace("REDUCER", "total"), "--no-cache")
+    assert not [f for f in report["findings"] if f["kind"] == "called_computation"]
+    assert report["same_executable"] is True

@@ -323,15 +323,23 @@ class _ComputationDiff:
             return out
         code_a, code_b = self.alignment.fingerprints or (None, None)
         self.values_a, self.values_b = _ValueKeys(m.a, code_a), _ValueKeys(m.b, code_b)
+        pairs = m.pairs
         for y in m.b.instructions:
             x_name = self.reverse.get(y.name)
             if x_name is None:
                 out.append(self._one_sided("op_added", None, y))
                 continue
             how = m.how.get(x_name)
-            if how == "unchanged":  # the same text in both runs: nothing can differ
-                continue
             x = m.a.by_name[x_name]
+            if how == "unchanged":  # the same text in both runs: nothing else can differ
+                # A line the pass read in full reads a changed line, and its text
+                # names what it reads as the pass paired it; the aligner may have
+                # paired that otherwise (parameters renumbered crosswise: the
+                # same ``subtract(%a, %b)`` is b - a).
+                if not x.unchanged and any(pairs.get(o) != q for o, q in
+                                           zip(x.operands, y.operands)):
+                    out.extend(self._wiring_changes(x, y))
+                continue
             if how == "exact" and x.opcode != "constant":
                 # Equal fingerprints: opcode, shape and attributes are the same by
                 # construction; what it reads and calls, and metadata, can differ.
@@ -449,6 +457,12 @@ class _ComputationDiff:
                                         _parameter_text(y), x, y))
         else:
             out.extend(self._shape_changes(x, y))
+            if x.opcode == y.opcode == "parameter" and x.parameter_number != y.parameter_number:
+                # another operand of the caller: where the caller's operands
+                # moved alike, that is the same value, but not the same text
+                out.append(self._change("operands", _parameter_text(x), _parameter_text(y), x, y,
+                                        detail="the parameter stands for another operand of "
+                                               "the call"))
         if x.opcode == y.opcode == "constant":
             out.extend(self._constant_change(x, y))
         out.extend(self._wiring_changes(x, y))
