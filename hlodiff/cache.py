@@ -33,6 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from .errors import HlodiffError
 from .paths import cache_dir, package_files, secret_dir
 from .plain import from_plain, to_plain
 
@@ -93,9 +94,12 @@ def _size(path: Path) -> int:
 
 def _file_digest(path: Path) -> bytes:
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as err:  # as the parser would say it, which never got to read it
+        raise HlodiffError(f"{path}: cannot read: {err.strerror}") from None
     return digest.digest()
 
 
@@ -151,7 +155,7 @@ def load_bytes(entry: str, say: Say = _quiet) -> bytes | None:
     """The payload stored under ``entry`` if it carries the user's signature, else None."""
     path = cache_dir() / entry
     try:
-        data = path.read_bytes()
+        data = _read_entry(path)
     except FileNotFoundError:
         return None
     except OSError as err:
@@ -168,6 +172,23 @@ def load_bytes(entry: str, say: Say = _quiet) -> bytes | None:
             "from another machine); ignored, computing afresh")
         return None
     return payload
+
+
+_ENTRY_LIMIT = 1 << 31  # bytes: the biggest entry a diff writes is a few hundred MB
+
+
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes, where it is a regular file of sane size. Others may
+    write the cache folder: a FIFO there would hang the reader, a link to
+    /dev/zero exhaust its memory, so neither is followed or waited on."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(0, "not a regular file")
+        if info.st_size > _ENTRY_LIMIT:
+            raise OSError(0, f"{info.st_size} bytes, more than an entry holds")
+        return f.read(_ENTRY_LIMIT + 1)
 
 
 def store_bytes(entry: str, payload: bytes) -> None:

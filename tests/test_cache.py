@@ -221,3 +221,31 @@ def test_without_a_private_key_nothing_is_cached(tmp_path, monkeypatch):
     _diff_json(case / "run_a", case / "run_b")
     assert _results() == []
     assert not (shared / "cache.key").exists()
+
+
+def test_an_entry_that_is_not_a_regular_file_is_skipped_not_waited_on(tmp_path):
+    # Others may write the cache folder (a helper session's run): a FIFO under
+    # an entry's name hung every diff, a link to /dev/zero ate the memory.
+    case = CORPUS / "jax_learning_rate"
+    first = _diff_json(case / "run_a", case / "run_b")
+    (entry,) = _results()
+    for plant in (lambda: os.mkfifo(entry), lambda: entry.symlink_to("/dev/zero")):
+        entry.unlink()
+        plant()
+        verbose = run_cli("diff", str(case / "run_a"), str(case / "run_b"), "--format", "json",
+                          "--verbose", expect=1)
+        assert verbose.stdout == first
+        assert "unreadable" in verbose.stderr and "computing afresh" in verbose.stderr
+
+
+def test_a_file_the_cache_key_cannot_read_is_the_parsers_error(tmp_path):
+    # The cache's key reads every file of a diff before the parser does: one
+    # it could not read (mode 000, a helper session's run without root's
+    # override) gave a PermissionError traceback and exit 1 ("different").
+    from hlodiff.errors import HlodiffError
+    try:
+        cache._file_digest(tmp_path)  # a folder: unreadable as a file, to root as well
+    except HlodiffError as err:
+        assert str(err) == f"{tmp_path}: cannot read: Is a directory"
+    else:
+        raise AssertionError("read a folder as a file")

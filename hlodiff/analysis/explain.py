@@ -121,8 +121,9 @@ class Report:
         where it is the same and nothing recompiles it: a cache key that
         moved compiles again even where XLA makes the same executable (a
         renamed function, jit's compiler options), which is what a person
-        chasing recompiles, or a gate against them, must hear (exit 1)."""
-        return self.same_executable is True and self.recompiles is not True
+        chasing recompiles, or a gate against them, must hear (exit 1); so
+        must "cannot tell"."""
+        return self.same_executable is True and self.recompiles is False
 
 
 @dataclass
