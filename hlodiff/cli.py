@@ -434,6 +434,8 @@ def main(argv: list[str] | None = None) -> None:
         # it ends cat or git, quietly and with the shell's 141; click and rich
         # would exit 1, which here means "different executables".
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if argv is None:
+        _bearable_output()
     try:
         code = cli.main(args=argv, prog_name="hlodiff", standalone_mode=False)
     except HlodiffError as err:
@@ -451,6 +453,17 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         _remove_temporary()
     sys.exit(code if isinstance(code, int) else EXIT_SAME)
+
+
+def _bearable_output() -> None:
+    """Output in a locale that cannot spell every character (ISO-8859-1,
+    ASCII) gets ``?`` for those (the ellipsis, the cross of a Markdown
+    table): it raised UnicodeEncodeError, a traceback and exit 1."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):  # not a text file that can change: as it is
+            pass
 
 
 def _remove_temporary() -> None:

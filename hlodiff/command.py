@@ -15,14 +15,17 @@ import sys
 
 
 def main() -> None:
-    from .dumps import pool
-    if sys.argv[1:2] == ["diff"]:
-        pool.start_early(sys.argv[2:])
-    from .cli import main as command_line
     try:
+        from .dumps import pool
+        if sys.argv[1:2] == ["diff"]:
+            pool.start_early(sys.argv[2:])
+        from .cli import main as command_line
         command_line()
     except SystemExit as end:
         _exit_now(end.code)
+    except KeyboardInterrupt:  # Ctrl-C while the modules load, before click can catch it
+        print("hlodiff: interrupted", file=sys.stderr)
+        _exit_now(2)
 
 
 def _exit_now(code: object) -> None:

@@ -149,3 +149,19 @@ def test_a_pipe_a_byte_order_mark_and_a_file_named_otherwise_read_as_the_module(
     assert [p.name for p in tmp_path.iterdir()] == ["old_step.hlo"]  # its copy is gone
     named = run_cli("diff", str(tmp_path / "old_step.hlo"), str(module), expect=1)
     assert named.stdout.startswith("Recompiles (jit_train_step), different executables")
+
+
+def test_output_in_a_locale_that_cannot_spell_it_is_no_traceback():
+    # Under an ISO-8859-1 or ASCII locale the ellipsis and a Markdown table's
+    # cross raised UnicodeEncodeError: a traceback, exit 1 (a helper session's run).
+    case = CORPUS / "tf_keras_batch_size"
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    for extra in ([], ["--format", "markdown"]):
+        done = subprocess.run([sys.executable, "-m", "hlodiff", "diff", str(case / "run_a"),
+                               str(case / "run_b"), "--no-cache", *extra],
+                              capture_output=True, text=True, env=env)
+        assert (done.returncode, done.stderr) == (1, "")
+        assert "batch 32 -> 48" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "hlodiff", "constants", str(case / "run_a")],
+                          capture_output=True, text=True, env=env)
+    assert (done.returncode, done.stderr) == (0, "")
