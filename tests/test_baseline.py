@@ -89,6 +89,30 @@ def test_a_bad_baseline_is_one_error_line(tmp_path: Path):
     assert err.startswith("hlodiff: error:") and "not an hlodiff baseline" in err
 
 
+@pytest.mark.parametrize("damage", [
+    lambda d: d.update(modules=[1]),
+    lambda d: d["modules"][0].update(files=None),
+    lambda d: d["modules"][0].update(files="x"),
+    lambda d: d["modules"][0]["files"][0].update(path=None),
+    lambda d: d["modules"][0]["files"][0].update(text=[]),
+])
+def test_a_baseline_damaged_in_a_field_is_one_error_line(baseline: Path, damage):
+    # A bad merge or a hand edit: valid JSON, a field of the wrong type, gave
+    # TypeError or AttributeError tracebacks (a helper session's run).
+    document = json.loads(baseline.read_text())
+    damage(document)
+    baseline.write_text(json.dumps(document))
+    err = run_cli("check", "--baseline", str(baseline), str(LR / "run_b"), expect=2).stderr
+    assert err.startswith(f"hlodiff: error: {baseline}: not a baseline (modules[0]")
+    assert err.count("\n") == 1
+
+
+def test_a_baseline_that_cannot_be_written_is_one_error_line(tmp_path: Path):
+    for target in (tmp_path / "missing" / "b.json", tmp_path):
+        err = run_cli("baseline", str(LR / "run_a"), "-o", str(target), expect=2).stderr
+        assert err.startswith(f"hlodiff: error: {target}: cannot write:") and err.count("\n") == 1
+
+
 def test_pre_commit_hook_runs_hlodiff_check():
     hook, = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "hlodiff-check" and hook["entry"] == "hlodiff check"

@@ -76,7 +76,10 @@ def _file_record(path: Path, relative: str) -> dict[str, str]:
 
 
 def write(document: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    try:
+        path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    except OSError as err:
+        raise HlodiffError(f"{path}: cannot write: {err.strerror}") from None
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -91,7 +94,31 @@ def read(path: Path) -> dict[str, Any]:
             or not isinstance(document.get("modules"), list) or not document["modules"]:
         raise HlodiffError(f"{path}: not an hlodiff baseline of schema version {SCHEMA_VERSION} "
                            "(make one with: hlodiff baseline DUMP_DIR -o FILE)")
+    damaged = _damaged(document)
+    if damaged:
+        raise HlodiffError(f"{path}: not a baseline ({damaged}; make it again with: hlodiff "
+                           "baseline DUMP_DIR -o FILE)")
     return document
+
+
+def _damaged(document: dict[str, Any]) -> str:
+    """What of a baseline's structure is not as ``record`` writes it (a bad
+    merge, a hand edit), or ""; the fields ``check`` reads back."""
+    for m, module in enumerate(document["modules"]):
+        if not isinstance(module, dict):
+            return f"modules[{m}] is not an object"
+        files = module.get("files")
+        if not isinstance(files, list) or not files:
+            return f"modules[{m}].files is not a list of files"
+        for f, file in enumerate(files):
+            where = f"modules[{m}].files[{f}]"
+            if not isinstance(file, dict):
+                return f"{where} is not an object"
+            if not isinstance(file.get("path"), str) or not isinstance(file.get("text"), str):
+                return f"{where} has no path or text"
+            if file.get("encoding", "text") not in ("text", "zlib+base64"):
+                return f"{where} has an unknown encoding"
+    return ""
 
 
 @contextmanager
