@@ -170,13 +170,22 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         render_text.one_sided(request.title or request.a or request.b,
                               added=request.a is None)
         return EXIT_SAME if lenient else EXIT_DIFFERENT
-    if strict:
-        read_strictly(request.a)
-        read_strictly(request.b)
-    with render_text.status(quiet) as say:
-        report = compare(request.a, request.b, select=select, all=all_modules,
-                         cache=not no_cache, step=say,
-                         say=_stderr if verbose else lambda _: None, context=html)
+    try:
+        if strict:
+            read_strictly(request.a)
+            read_strictly(request.b)
+        with render_text.status(quiet) as say:
+            report = compare(request.a, request.b, select=select, all=all_modules,
+                             cache=not no_cache, step=say,
+                             say=_stderr if verbose else lambda _: None, context=html)
+    except HlodiffError as err:
+        if not lenient:
+            raise
+        # one file hlodiff cannot read must not stop git's diff of the rest:
+        # said, then shown as git would show it
+        click.echo(error_line(err), err=True)
+        sys.stdout.write(plain_diff(request))
+        return EXIT_SAME
     if html:
         write_page(report, output, run_a=request.a, run_b=request.b, title=request.title or "")
     elif fmt == render.Format.JSON.value:
@@ -220,8 +229,11 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> N
 @click.argument("target", type=click.Path(path_type=Path))
 @click.option("--metadata", is_flag=True,
               help="Keep op_type, op_name and source, with stack frames resolved.")
+@click.option("--textconv", is_flag=True,
+              help="As git's textconv: a file hlodiff cannot read is printed as it is (the "
+                   "error on stderr), so git goes on with the other files.")
 @strict_option
-def canon(target: Path, metadata: bool, strict: bool) -> None:
+def canon(target: Path, metadata: bool, textconv: bool, strict: bool) -> None:
     """Print a module canonically: stable names, no frame tables, no metadata.
 
     TARGET is an HLO text file (or a dump directory: its main program).
@@ -231,7 +243,14 @@ def canon(target: Path, metadata: bool, strict: bool) -> None:
     from .integrations.canon import View, canonical_text
     from .syntax.parser import parse_file
     from .render.escape import hlo
-    module = parse_file(module_file(target), strict=strict)
+    try:
+        module = parse_file(module_file(target), strict=strict)
+    except HlodiffError as err:
+        if not textconv or not target.is_file():
+            raise
+        click.echo(error_line(err), err=True)
+        sys.stdout.write(target.read_bytes().decode("utf-8", errors="replace"))
+        return
     sys.stdout.write(hlo(canonical_text(module, View(metadata=metadata))))
 
 

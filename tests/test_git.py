@@ -141,13 +141,13 @@ def test_git_setup_prints_and_applies_the_settings(repo: Path):
     printed = subprocess.run([sys.executable, "-m", "hlodiff", "git-setup"], cwd=repo,
                              capture_output=True, text=True)
     assert "*.hlo diff=hlo" in printed.stdout
-    assert "git config diff.hlo.textconv 'hlodiff canon'" in printed.stdout
+    assert "git config diff.hlo.textconv 'hlodiff canon --textconv'" in printed.stdout
     said = [subprocess.run([sys.executable, "-m", "hlodiff", "git-setup", "--apply"], cwd=repo,
                            check=True, capture_output=True, text=True).stdout
             for _ in range(2)]  # applying twice adds nothing twice, and says so
     assert "added 3 lines to" in said[0] and "had every line already" in said[1]
     assert (repo / ".gitattributes").read_text().count("*.hlo diff=hlo") == 1
-    assert git(repo, "config", "diff.hlo.textconv").stdout.strip() == "hlodiff canon"
+    assert git(repo, "config", "diff.hlo.textconv").stdout.strip() == "hlodiff canon --textconv"
     assert git(repo, "config", "difftool.hlodiff.cmd").stdout.strip() == \
         'BASE="$MERGED" hlodiff diff "$LOCAL" "$REMOTE"'
 
@@ -185,3 +185,27 @@ def test_difftool_titles_each_report_with_its_path(repo: Path):
     done = git(repo, "difftool", "-y", "-t", "hlodiff", "--cached", "HEAD~2", env={"PATH": path})
     assert done.stdout.startswith("extra.hlo: added") or "\nextra.hlo: added" in done.stdout
     assert "model.hlo\nRecompiles (jit_train_step), different executables" in done.stdout
+
+
+def test_a_file_hlodiff_cannot_read_does_not_stop_git(repo: Path):
+    # A binary or truncated .hlo beside model.hlo stopped the whole git diff:
+    # "external diff died, stopping at bin.hlo", and textconv's "unable to read
+    # files to diff" (a helper session's run). Each is said on stderr and shown
+    # as git would show it; git goes on to model.hlo.
+    text = (LR / "run_a" / MODULE).read_text()
+    (repo / "bin.hlo").write_bytes(b"\x00\x01binary\x00")
+    (repo / "trunc.hlo").write_text(text[:2000])
+    git(repo, "add", "bin.hlo", "trunc.hlo")
+    git(repo, "commit", "-qm", "two files hlodiff cannot read")
+    (repo / "bin.hlo").write_bytes(b"\x00\x02binary\x00")
+    (repo / "trunc.hlo").write_text(text[:2100])
+    (repo / "model.hlo").write_text(text)  # lr 0.02 -> 0.01, between bin.hlo and trunc.hlo
+    git(repo, "commit", "-qam", "all three changed")
+    external = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "HEAD~1", "HEAD")
+    assert "Binary files differ" in external.stdout and "bin.hlo: is a binary file" in external.stderr
+    assert "+++ b/trunc.hlo" in external.stdout
+    assert "Recompiles (jit_train_step), different executables" in external.stdout  # model.hlo
+    (repo / ".gitattributes").write_text("*.hlo diff=hlo\n")
+    textconv = git(repo, "-c", f"diff.hlo.textconv={HLODIFF} canon --textconv", "diff",
+                   "HEAD~1", "HEAD", "--", "trunc.hlo")
+    assert "+++ b/trunc.hlo" in textconv.stdout and "never closed" in textconv.stderr

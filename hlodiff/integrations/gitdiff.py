@@ -127,7 +127,7 @@ def git_settings() -> GitSettings:
         attributes=tuple(f"{p} diff=hlo" for p in PATTERNS),
         # git exports BASE (the path in the repository) for -x commands only: a
         # tool's command sets it, so each report is titled with its file
-        config=(("diff.hlo.textconv", "hlodiff canon"),
+        config=(("diff.hlo.textconv", "hlodiff canon --textconv"),
                 ("difftool.hlodiff.cmd", 'BASE="$MERGED" hlodiff diff "$LOCAL" "$REMOTE"')),
     )
 
