@@ -99,6 +99,39 @@ def test_non_utf8_byte_has_its_line_and_column(tmp_path: Path, good: Path) -> No
     assert_file_error(path, good, 5, 6, "byte 0xff is not UTF-8")
 
 
+def test_a_nul_byte_past_the_binary_sniff_is_an_error_at_its_place(tmp_path: Path,
+                                                                      good: Path) -> None:
+    # A NUL in an op_name, 8 kB in: XLA reads no such text; hlodiff read two
+    # copies as "Same executable" (a helper session's run), never reading
+    # the metadata of a line the same in both.
+    text = "\n" * 9000 + SMALL.replace("c = f32[4]{0} constant({1, 2, 3, 4})",
+                                       'c = f32[4]{0} constant({1, 2, 3, 4}), '
+                                       'metadata={op_name="x\0y"}')
+    path = write(tmp_path / "nul.txt", text)
+    assert_file_error(path, good, 9005, 61, "a NUL byte")
+    copy = write(tmp_path / "nul2.txt", text)
+    assert_error(error_of("diff", str(path), str(copy)), path, 9005, 61, "a NUL byte")
+
+
+@pytest.mark.parametrize("signature, column, what", [
+    ("(p: f32[4]) -> f32[4]", None, None),
+    ("(p: q32[4]) -> f32[4]", 16, 'unknown element type "q32"'),
+    ("(p: f32[4,x]) -> f32[4]", 22, "malformed shape"),
+    ("(p@: f32[4]) -> f32[4]", 13, "expected name: shape"),
+])
+def test_a_computation_signature_is_read_as_xla_reads_it(tmp_path: Path, good: Path,
+                                                          signature, column, what) -> None:
+    # The parameters of a signature are kept nowhere, so a shape XLA rejects
+    # there was never read: two such files were "Same executable" (a helper
+    # session's run).
+    text = SMALL.replace("ENTRY main {", f"ENTRY main {signature} {{")
+    path = write(tmp_path / "signed.txt", text)
+    if what is None:
+        assert run_cli("diff", str(path), str(good), expect=0)
+        return
+    assert_file_error(path, good, 3, column, what)
+
+
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
 def test_non_utf8_line_counts_other_line_ends(tmp_path: Path, good: Path, newline: str) -> None:
     data = SMALL.replace("\n", newline).encode().replace(b"add(", b"add(\xc0")

@@ -31,8 +31,8 @@ from .literals import LiteralError, element_bits_of
 from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
 from .reader import TextReader
-from .values import (PieceError, alias_entries, check_attribute, parse_shape, parse_value,
-                     split_operands)
+from .values import (ELEMENT_TYPES, PieceError, alias_entries, check_attribute, parse_shape,
+                     parse_value, split_operands)
 
 
 @v_args(inline=True)
@@ -49,6 +49,7 @@ class _ModuleBuilder(Transformer):
         instructions = pieces.body(str(name), body.extra.pieces, self.reader)
         if signature is not None:
             _check_signature(signature)
+            _check_parameters(signature)  # the model keeps none: read here or never
         thread_name = None if thread is None else str(parse_value(str(thread)))
         if thread_name == "main":  # XLA's default thread, which it does not print
             thread_name = None
@@ -102,8 +103,8 @@ class _ModuleBuilder(Transformer):
 
 
 def _check_signature(signature: Token) -> None:
-    """The result shape after '->' must be a shape (the parameters'
-    shapes are checked by ``check``: the model keeps none of them)."""
+    """The result shape after '->' must be a shape (the parameters' are
+    ``_check_parameters``')."""
     text = str(signature)
     arrow = text.rfind("->")
     result = text[arrow + 2:]
@@ -113,9 +114,12 @@ def _check_signature(signature: Token) -> None:
 
 def _check_parameters(signature: Token) -> None:
     """``(name: shape, ...)`` of a signature: each shape must be a shape
-    (the names are XLA's to ignore)."""
+    (the names are XLA's to ignore). What XLA prints, arrays without
+    layouts, is seen whole by one regular expression: a dump has thousands."""
     text = str(signature)
     close = text.rfind(")", 0, text.rfind("->"))
+    if _AS_XLA_PRINTS.fullmatch(text, 0, close + 1):
+        return
     try:
         parameters = split_operands(text[1:close]) if text[1:close].strip() else []
     except PieceError as err:
@@ -127,6 +131,8 @@ def _check_parameters(signature: Token) -> None:
         pieces.shape_at(item[name.end():].rstrip(), signature.start_pos + 1 + offset + name.end())
 
 
+_ARRAY = r"(?:%s)\[[\d,]*\]" % "|".join(sorted(ELEMENT_TYPES, key=len, reverse=True))
+_AS_XLA_PRINTS = re.compile(r"\((?:[A-Za-z_][\w.\-]*: %s(?:, (?=[A-Za-z_])|(?=\))))*\)" % _ARRAY)
 _COMPUTATION_NAME = re.compile(r"%?[A-Za-z_][\w.\-]*")
 
 
@@ -483,18 +489,26 @@ def read_text(path: str | Path) -> str:
         raise HlodiffError(f"{p}: cannot read: {err.strerror}") from None
     if b"\0" in data[:8192]:
         raise HlodiffError(f"{p}: is a binary file, not HLO text")
+    nul = data.find(b"\0")  # further on: XLA reads no NUL anywhere, not even in a string
+    if nul >= 0:
+        raise HloSyntaxError("a NUL byte, which HLO text never holds", path=str(p),
+                             **_place(data, nul))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        # Lines end as parse() ends them; columns count characters, as every other column.
-        before = data[:err.start].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        line = before.count(b"\n") + 1
-        line_start = before.rfind(b"\n") + 1
-        column = len(before[line_start:].decode("utf-8", errors="replace")) + 1
         raise HloSyntaxError(f"byte 0x{data[err.start]:02x} is not UTF-8 text",
-                             path=str(p), line=line, column=column) from None
+                             path=str(p), **_place(data, err.start)) from None
     # an editor's byte-order mark is no text (nor a column an editor counts)
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _place(data: bytes, offset: int) -> dict[str, int]:
+    """The line and column of byte ``offset``: lines end as parse() ends
+    them, columns count characters, as every other column."""
+    before = data[:offset].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    line_start = before.rfind(b"\n") + 1
+    return {"line": before.count(b"\n") + 1,
+            "column": len(before[line_start:].decode("utf-8", errors="replace")) + 1}
 
 
 def parse_file(path: str | Path, *, strict: bool = False) -> Module:
