@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -366,3 +369,24 @@ def test_a_damaged_module_mlir_leaves_the_elided_constant_undecided(tmp_path: Pa
     report = json.loads(result.stdout)
     assert report["same_executable"] is None and report["recompiles"] is None
     assert "cannot be decoded" in report["findings"][0]["detail"]
+
+
+def test_an_unreadable_main_program_is_an_error_not_another_main(tmp_path: Path) -> None:
+    # The training step's file at mode 000: ls, constants and canon chose
+    # jit_init_params instead (it "took no arguments"), and baseline recorded
+    # it, exit 0 (a helper session's run, root's override dropped).
+    run = copy_case("jax_learning_rate", tmp_path) / "run_a"
+    locked = run / "module_0006.jit_train_step.before_optimizations.txt"
+    locked.chmod(0)
+    prefix = []
+    if os.geteuid() == 0:  # root reads any file: drop that override for the command
+        if shutil.which("setpriv") is None:
+            pytest.skip("needs setpriv to run as root without the override")
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+    for args in (["baseline", str(run), "-o", str(tmp_path / "b.json")], ["canon", str(run)],
+                 ["constants", str(run)], ["ls", str(run)]):
+        done = subprocess.run([*prefix, sys.executable, "-m", "hlodiff", *args],
+                              capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == \
+            (2, f"hlodiff: error: {locked}: cannot read: Permission denied\n"), args
+    assert not (tmp_path / "b.json").exists()

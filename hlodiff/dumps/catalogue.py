@@ -319,6 +319,8 @@ class Dump:
         text where a module has it.
         """
         candidates = [m for m in self.modules if m.primary is not None]
+        for module in candidates:  # what cannot be read cannot be ranked: said, not passed over
+            _readable(module.path)
         own = {id(m) for m in candidates if compiled_by_framework(m)}
         users = [m for m in candidates if id(m) not in own]
         # read only where it can decide: between programs of the user's
@@ -363,6 +365,17 @@ class Dump:
     @property
     def main_reason(self) -> str:
         return self.main.reason
+
+
+def _readable(path: Path) -> None:
+    """Raise the one-line error for a file that cannot be opened (mode 000:
+    the training step lost the main program's place to jit_init_params,
+    read as taking no arguments, and baseline recorded that, exit 0)."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as err:
+        raise HlodiffError(f"{path}: cannot read: {err.strerror}") from None
 
 
 def _walk(root: Path) -> Iterator[tuple[str, int]]:
