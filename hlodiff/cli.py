@@ -205,12 +205,13 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
 @click.option("--no-count", is_flag=True, help="Do not parse modules to count instructions.")
 @format_option(render.Format.TEXT, render.Format.JSON)
 @strict_option
-def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> None:
+def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> int:
     """List the modules of a dump directory and pick the main program.
 
     TARGET is a directory written by XLA_FLAGS=--xla_dump_to=DIR (or one
     HLO text file). One row per module; the main program, the largest, is
-    marked with the reason it was chosen.
+    marked with the reason it was chosen. Exits 2 when a module cannot be
+    read (listed, with its error).
     """
     from .dumps import list_dump, load_target
     if strict:
@@ -222,6 +223,7 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> N
         render_json.dump(render_json.ls_document(listing, explain=explain), sys.stdout)
     else:
         render_text.ls_table(listing, explain=explain)
+    return EXIT_ERROR if any(row.error for row in listing.rows) else EXIT_SAME
 
 
 

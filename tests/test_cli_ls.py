@@ -119,9 +119,9 @@ def test_ls_no_count_parses_nothing(tmp_path, monkeypatch):
 def test_ls_shows_an_unreadable_module_and_goes_on(tmp_path):
     jax_dump(tmp_path)
     (tmp_path / "module_0002.jit_init_params.before_optimizations.txt").write_text("HloModule x\n{")
-    out = run_cli("ls", str(tmp_path)).stdout
+    out = run_cli("ls", str(tmp_path), expect=2).stdout  # listed, and the exit says so
     assert "unreadable" in out
-    assert "module_0002.jit_init_params:" in out
+    assert "module_0002.jit_init_params.before_optimizations.txt:" in out
 
 
 def test_ls_a_single_file(tmp_path):

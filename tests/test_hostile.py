@@ -48,8 +48,9 @@ def assert_file_error(path: Path, good: Path, line: int | None = None, column: i
     assert_error(error_of("constants", str(path)), path, line, column, what)
     assert_error(error_of("diff", str(path), str(good)), path, line, column, what)
     assert_error(error_of("diff", str(good), str(path)), path, line, column, what)
-    listing = run_cli("ls", str(path))
+    listing = run_cli("ls", str(path), expect=2)  # listed, with its error, and exit 2
     assert "unreadable" in listing.stdout and "Traceback" not in listing.stdout + listing.stderr
+    assert listing.stdout.count(str(path)) >= 1 and f"{path.name}: {path}" not in listing.stdout
 
 
 # --- paths ------------------------------------------------------------------------------
@@ -222,7 +223,7 @@ def test_100000_nested_brackets(tmp_path: Path, good: Path, where: str) -> None:
                  ("diff", str(path), str(path), "--format", "json")):
         m = assert_error(error_of(*args), path)
         assert m["line"] is not None
-    listing = run_cli("ls", str(path))  # counting instructions does not read values
+    listing = run_cli("ls", str(path), expect=2)  # listed as unreadable: it nests too deep
     assert "Traceback" not in listing.stdout + listing.stderr
 
 
@@ -349,7 +350,7 @@ def test_text_from_the_dump_is_never_read_as_markup(tmp_path: Path) -> None:
         out = run_cli(*args, expect=None).stdout
         assert op_name in out and "a[/b].py:3" in out
     assert str(a) in run_cli("constants", str(a), str(b), expect=1).stdout
-    listing = run_cli("ls", str(dump)).stdout
+    listing = run_cli("ls", str(dump), expect=2).stdout  # jit_g cannot be read
     assert "[red]" in listing and "jit_g[x].before_optimizations.txt:1:" in listing
 
 

@@ -327,9 +327,8 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
         out.print(_text(f"{_plural(loaded, 'module')} loaded from JAX's persistent cache, not "
                         "compiled: the dump holds their optimized text alone (after)"))
     for row in listing.rows:
-        if row.error:
-            out.print(Text.assemble((terminal(row.module.label) + ":", "red"), " ",
-                                    terminal(row.error)))
+        if row.error:  # it names the file
+            out.print(Text(terminal(row.error), style="red"))
     if dump.unknown:
         names = ", ".join(f.relative for f in dump.unknown[:10])
         more = f" and {len(dump.unknown) - 10} more" if len(dump.unknown) > 10 else ""
