@@ -67,7 +67,7 @@ def module_file(target: Path) -> Path:
 
 
 @cli.command()
-@click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
 @format_option(render.Format.TEXT, render.Format.JSON)
 @strict_option
 def constants(targets: tuple[Path, ...], fmt: str, strict: bool) -> int:
@@ -100,7 +100,7 @@ def constants(targets: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 def output_option(function):
     """``-o FILE``: where ``--format html`` writes its page."""
-    return click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+    return click.option("-o", "--output", type=click.Path(path_type=Path, readable=False), default=None,
                         help="With --format html: the file to write the page to.")(function)
 
 
@@ -200,7 +200,7 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
 
 
 @cli.command("ls")
-@click.argument("target", type=click.Path(path_type=Path))
+@click.argument("target", type=click.Path(path_type=Path, readable=False))
 @click.option("--explain", is_flag=True, help="Spell out what each part of each file name means.")
 @click.option("--no-count", is_flag=True, help="Do not parse modules to count instructions.")
 @format_option(render.Format.TEXT, render.Format.JSON)
@@ -228,7 +228,7 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> i
 
 
 @cli.command()
-@click.argument("target", type=click.Path(path_type=Path))
+@click.argument("target", type=click.Path(path_type=Path, readable=False))
 @click.option("--metadata", is_flag=True,
               help="Keep op_type, op_name and source, with stack frames resolved.")
 @click.option("--textconv", is_flag=True,
@@ -269,8 +269,8 @@ def git_setup(apply_: bool) -> None:
 
 
 @cli.command("baseline")
-@click.argument("dump_dir", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("hlo-baseline.json"),
+@click.argument("dump_dir", type=click.Path(path_type=Path, readable=False))
+@click.option("-o", "--output", type=click.Path(path_type=Path, readable=False), default=Path("hlo-baseline.json"),
               show_default=True, help="Where to write the baseline.")
 @click.option("--all", "all_modules", is_flag=True, help="Record every module, not only the main one.")
 def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
@@ -288,9 +288,9 @@ def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
 
 
 @cli.command()
-@click.option("--baseline", "baseline_file", required=True, type=click.Path(path_type=Path),
+@click.option("--baseline", "baseline_file", required=True, type=click.Path(path_type=Path, readable=False),
               help="A file written by `hlodiff baseline`.")
-@click.argument("dump_dir", type=click.Path(path_type=Path))
+@click.argument("dump_dir", type=click.Path(path_type=Path, readable=False))
 @click.option("--update", is_flag=True, help="Accept the change: rewrite the baseline from DUMP_DIR.")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN,
                render.Format.GITHUB, render.Format.HTML)
@@ -329,8 +329,8 @@ def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str,
 
 
 @cli.command("log")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--dump", "dump_dir", type=click.Path(path_type=Path),
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@click.option("--dump", "dump_dir", type=click.Path(path_type=Path, readable=False),
               help="The run's --xla_dump_to directory: explain each recompilation from it.")
 @format_option(render.Format.TEXT, render.Format.JSON)
 def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
@@ -360,7 +360,7 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
 
 
 @cli.command()
-@click.argument("dump_dir", type=click.Path(path_type=Path))
+@click.argument("dump_dir", type=click.Path(path_type=Path, readable=False))
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.HTML)
 @output_option
 def recompiles(dump_dir: Path, fmt: str, output: Path | None) -> int:
