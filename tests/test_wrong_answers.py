@@ -713,3 +713,15 @@ def test_another_threefry_layout_is_advised_as_a_prng_setting_not_a_cast(tmp_pat
     for finding in report["findings"]:
         assert "jax_threefry_partitionable" in finding["advice"], finding
         assert "mixed-precision" not in finding["advice"]
+
+
+def test_an_xla_option_from_jits_compiler_options_is_advised_there_too(tmp_path):
+    # jax.jit(..., compiler_options={"xla_cpu_enable_fast_math": True}) read
+    # "XLA_FLAGS differ between the runs", where XLA_FLAGS were the same (a
+    # helper session's run): the dump's .debug_options show both alike.
+    dump_runs(tmp_path, "jax_fast_math", "off", "on")
+    report = json.loads(run_cli("diff", str(tmp_path / "off"), str(tmp_path / "on"), "--format",
+                                "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert top["kind"] == "environment" and "xla_cpu_enable_fast_math" in top["new"]
+    assert "compiler_options" in top["advice"]

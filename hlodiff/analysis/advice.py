@@ -135,6 +135,10 @@ RULES = (
     Rule("environment", None, _version,
          "The runs used different framework or XLA versions: pin the same versions "
          "(and jaxlib/XLA build) in both, or expect every program to recompile."),
+    Rule("environment", "jax", _named("flag", "debug_options"),
+         "XLA's options differ between the runs: set the same XLA_FLAGS in both, and the "
+         "same compiler_options to jax.jit where the code passes them (only the dump flags "
+         "may differ)."),
     Rule("environment", None, _named("flag", "debug_options"),
          "XLA_FLAGS differ between the runs: set the same flags in both (only the dump "
          "flags may differ)."),
