@@ -725,3 +725,18 @@ def test_an_xla_option_from_jits_compiler_options_is_advised_there_too(tmp_path)
     top = report["findings"][0]
     assert top["kind"] == "environment" and "xla_cpu_enable_fast_math" in top["new"]
     assert "compiler_options" in top["advice"]
+
+
+@pytest.mark.skipif(len(getattr(os, "sched_getaffinity", lambda _: ())(0)) < 2,
+                    reason="needs two cores to take one away")
+def test_fewer_cores_is_advised_as_the_machine_not_the_code(tmp_path):
+    # A run limited to one core (taskset) read "attribute (none) ->
+    # {outer_dimension_partitions: [2]} at prog.py:3" with the advice to look
+    # at the code there for a changed option (a helper session's run).
+    dump_runs(tmp_path, "jax_cores", "all", "one")
+    report = json.loads(run_cli("diff", str(tmp_path / "all"), str(tmp_path / "one"),
+                                "--format", "json", "--no-cache", expect=None).stdout)
+    split = [f for f in report["findings"] if "outer_dimension_partitions" in
+             f"{f['old']} {f['new']}"]
+    assert split, report["findings"]
+    assert all("cores" in f["advice"] and "look at the code" not in f["advice"] for f in split)

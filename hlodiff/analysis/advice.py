@@ -119,6 +119,14 @@ def _version(finding: Finding) -> bool:
     return is_version(finding.detail)
 
 
+def _says(*words: str) -> Callable[[Finding], bool]:
+    """Do the finding's values hold one of ``words``?"""
+    def test(finding: Finding) -> bool:
+        text = f"{finding.old or ''} {finding.new or ''}"
+        return any(word in text for word in words)
+    return test
+
+
 def _named(*words: str) -> Callable[[Finding], bool]:
     def test(finding: Finding) -> bool:
         text = " ".join(filter(None, [finding.detail, finding.summary] +
@@ -239,6 +247,10 @@ RULES = (
          "not change between the runs, the order came from Python while tracing, typically a "
          "loop over a set, whose order changes from process to process (PYTHONHASHSEED); "
          "loop in a fixed order (sorted(...)) so every run traces the same program."),
+    Rule("attribute", None, _says("outer_dimension_partitions"),
+         "XLA splits this op across the CPU threads the process may use: the runs had "
+         "different numbers of cores (taskset, a container's CPU limit, another machine). "
+         "Run both with the same cores; the code did not change here."),
     Rule("attribute", None, _named("input_output_alias", "donat"),
          "Buffer donation differs: pass the same donate_argnums in both runs."),
     Rule("attribute", None, _always,
