@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -165,3 +166,16 @@ def test_output_in_a_locale_that_cannot_spell_it_is_no_traceback():
     done = subprocess.run([sys.executable, "-m", "hlodiff", "constants", str(case / "run_a")],
                           capture_output=True, text=True, env=env)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_run_without_its_optimized_program_is_said_to_be_judged_by_its_input(tmp_path):
+    # Run b without the main program's optimized file read "Same executable ...
+    # XLA executable fingerprint: unchanged" with no word that its executable
+    # was never seen (a helper session's run).
+    run_b = tmp_path / "run_b"
+    shutil.copytree(LR / "run_a", run_b)
+    (run_b / "module_0006.jit_train_step.cpu_after_optimizations.txt").unlink()
+    result = run_cli("diff", str(LR / "run_a"), str(run_b), "--no-cache", expect=0)
+    assert result.stdout.startswith("Same executable, no recompile")
+    assert ("note: run b dumped no optimized program for jit_train_step: its executable is "
+            "told from its compile input") in " ".join(result.stdout.split())

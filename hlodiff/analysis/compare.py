@@ -166,13 +166,25 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     stablehlo = _stablehlo_change(stages, pair.a, pair.b)
     if stablehlo is not None:
         outside.append(stablehlo)
-    note = cache_paths_differ(env_a, env_b)
+    notes = [cache_paths_differ(env_a, env_b), _one_optimized(pair.a, pair.b, name)]
     loaded = {(True, True): "both runs", (True, False): "run a",
               (False, True): "run b"}.get((pair.a.loaded_from_cache, pair.b.loaded_from_cache), "")
     return ProgramDiff(name,
                        ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
-                       framework, (note,) if note else (),
-                       is_main, loaded)
+                       framework, tuple(filter(None, notes)), is_main, loaded)
+
+
+def _one_optimized(a: DumpModule, b: DumpModule, name: str) -> str:
+    """Where one run dumped the optimized program and the other did not, the
+    other's executable is told from its compile input alone: say so (a run
+    without its optimized file read "Same executable, XLA executable
+    fingerprint: unchanged" with no word of it)."""
+    has = [m.stage_file(AFTER) is not None for m in (a, b)]
+    if has[0] == has[1] or not all(m.stage_file(BEFORE) is not None for m in (a, b)):
+        return ""
+    missing = "run b" if has[0] else "run a"
+    return (f"{missing} dumped no optimized program for {name}: its executable is told from "
+            "its compile input")
 
 
 def _version_for_the_run(programs: list[ProgramDiff]) -> list[ProgramDiff]:
