@@ -170,6 +170,9 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         render_text.one_sided(request.title or request.a or request.b,
                               added=request.a is None)
         return EXIT_SAME if lenient else EXIT_DIFFERENT
+    if not request.under_git and _same_path(request.a, request.b):
+        _stderr(f"note: {request.a} and {request.b} are the same "
+                f"{'folder' if Path(request.a).is_dir() else 'file'}: one run against itself")
     try:
         if strict:
             read_strictly(request.a)
@@ -420,6 +423,14 @@ def _readable_twice(request):
         sides[side] = copy.name
     return dataclasses.replace(request, title=request.title or (
         f"{request.a} vs {request.b}" if sides else None), **sides) if sides else request
+
+
+def _same_path(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` one file or folder (a symlink, a path spelt twice)?"""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False  # the diff says what is wrong with them
 
 
 def _one_run(target: Path) -> str:

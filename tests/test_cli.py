@@ -179,3 +179,13 @@ def test_a_run_without_its_optimized_program_is_said_to_be_judged_by_its_input(t
     assert result.stdout.startswith("Same executable, no recompile")
     assert ("note: run b dumped no optimized program for jit_train_step: its executable is "
             "told from its compile input") in " ".join(result.stdout.split())
+
+
+def test_one_run_given_twice_is_said(tmp_path):
+    # "diff X X", or X against a link to it, said "Same executable" with no
+    # word that both paths are one folder (a helper session's run).
+    link = tmp_path / "link"
+    link.symlink_to(LR / "run_a")
+    result = run_cli("diff", str(LR / "run_a"), str(link), expect=0)
+    assert result.stderr == (f"hlodiff: note: {LR / 'run_a'} and {link} are the same folder: "
+                             "one run against itself\n")
