@@ -1,8 +1,18 @@
-"""Tiny Keras 3 (TF backend) models, configured by JSON in argv[1] (a helper session's keras_case.py)."""
-import json, os, sys
+"""Tiny Keras 3 (TF backend) models fitted once, configured by JSON in argv[1].
+
+    python corpus/gen/keras_config_cases.py '{"batch": 20, "n": 40}'
+
+Made the tf_keras_* cases of 2026-11-27 (a helper session's keras_case.py):
+each run in a fresh process with TF's logging, persistent cache and XLA dump
+flags set as each case's truth.json says, then corpus/gen/sanitize.py.
+"""
+import json
+import os
+import sys
+
 os.environ["KERAS_BACKEND"] = "tensorflow"
-import numpy as np
-import keras
+import keras  # noqa: E402  (after the backend is chosen)
+import numpy as np  # noqa: E402
 
 cfg = dict(opt="sgd", lr=0.01, schedule=False, extra_layer=False, dropout=None,
            batch=16, n=16, spe=1, mixed=False, bn=None, frozen=False, reg=None,
