@@ -109,9 +109,12 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
     alike: set[tuple[str, str]] = set()  # ("a" or "b", computation): see _unpaired_computations
     for match in alignment.computations:
         changes.extend(_ComputationDiff(alignment, match, alike).changes())
-    # Alone, the twin stays a change: the other run's text has one computation less
-    changes.extend(_unpaired_computations(
-        alignment, alike if any(c.kind != "metadata" for c in changes) else set()))
+    if any(c.kind != "metadata" for c in changes):
+        changes.extend(_unpaired_computations(alignment, alike))
+    else:  # the calls alike are all that may differ: the twin stays a change, as may the order
+        changes.extend(_unpaired_computations(alignment, set()))
+        if alike and not changes:
+            changes.extend(_order_of_computations(alignment))
     if a.is_scheduled and b.is_scheduled and all(c.kind == "metadata" for c in changes):
         changes.extend(_schedule_changes(alignment))
     return changes
@@ -265,6 +268,67 @@ def _unpaired_computations(alignment: Alignment, alike: set[tuple[str, str]]) ->
         if ("b", computation.name) not in alike:
             out.append(_computation_change(computation, "computation_added", "b"))
     return out
+
+
+def _order_of_computations(alignment: Alignment) -> list[Change]:
+    """Calls that read another computation that computes alike can leave
+    the computations in another order as XLA prints them (callees first, in
+    the order they are called): XLA hashes that text, so the same code in
+    another order is another fingerprint (a reduce that called a second
+    adder instead of the first, which then went unused: jaxlib 0.10.2
+    prints them apart). Where the order holds, nothing differs."""
+    order_a, order_b = _post_order(alignment.a), _post_order(alignment.b)
+    pairs = alignment.computation_pairs
+    moved = next((k for k, (x, y) in enumerate(zip(order_a, order_b))
+                  if pairs.get(x.name) != y.name and not alignment.same_code(x.name, y.name)),
+                 None)
+    if moved is None and len(order_a) == len(order_b):
+        return []
+    k = min(len(order_a), len(order_b)) - 1 if moved is None else moved
+    x, y = order_a[k], order_b[k]
+    return [Change("called_computation", _describe_call(alignment.a, x.name),
+                   _describe_call(alignment.b, y.name), y.name, None, None, Origin(),
+                   f"computation {k + 1} of {len(order_b)} as XLA prints them: {x.name} -> "
+                   f"{y.name} (calls that read another computation alike moved the order)",
+                   opcode=y.root.opcode, computation_a=x.name, line_a=x.line, line_b=y.line)]
+
+
+def _post_order(module: Module) -> list[Computation]:
+    """The computations as XLA orders them to print a module: from each one
+    nothing calls (the entry, and any left unused), in the module's order,
+    the computations it calls first, in the order its instructions call
+    them, each once. (An unused adder printed first: jaxlib 0.10.2 prints
+    two such modules apart or alike exactly as this order says.)"""
+    called = {c for computation in module.computations
+              for instruction in computation.instructions
+              for c in instruction.called_computations}
+    out: list[Computation] = []
+    seen: set[str] = set()
+    for root in module.computations:
+        if root.name not in called and root.name not in seen:
+            seen.add(root.name)
+            _visit(module, root, seen, out)
+    return out
+
+
+def _visit(module: Module, root: Computation, seen: set[str], out: list[Computation]) -> None:
+    """Append ``root`` to ``out`` after what it calls (iterative: calls nest deep)."""
+    stack = [(root, iter(root.instructions), iter(()))]
+    while stack:
+        computation, instructions, callees = stack[-1]
+        callee = next(callees, None)
+        if callee is None:
+            instruction = next(instructions, None)
+            if instruction is None:
+                stack.pop()
+                out.append(computation)
+            else:
+                stack[-1] = (computation, instructions, iter(instruction.called_computations))
+            continue
+        inner = module.by_name.get(callee)
+        if inner is not None and callee not in seen:
+            seen.add(callee)
+            stack.append((inner, iter(inner.instructions), iter(())))
 
 
 def _computation_change(computation: Computation, kind: str, side: str) -> Change:
