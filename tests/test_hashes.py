@@ -11,7 +11,9 @@ changed exactly when the two runs printed different values. It may say
 printed as {...} in both runs, nothing else showing its values), and for
 TensorFlow's compile signature where an integer constant changed: it may be
 an argument TF needs as a shape, whose value the signature holds
-(corpus/tf_shape_argument), or a captured Python int, whose value it does not.
+(corpus/tf_shape_argument), or a captured Python int, whose value it does not;
+and torch-xla's computation hash, which is moved by the Python call stack its
+proto holds and no dump prints, wherever nothing else moved it.
 """
 
 from __future__ import annotations
@@ -80,8 +82,8 @@ def test_each_hash_changes_exactly_when_the_runs_printed_different_values(case, 
         said = verdict.hashes[name]
         if said is None:
             assert truth["same_executable"] is None or (
-                name == "tf_compile_signature" and _integer_constant_changed(reports[case])), \
-                (name, verdict.reason)
+                name == "tf_compile_signature" and _integer_constant_changed(reports[case])
+            ) or name == "torch_xla_computation_hash", (name, verdict.reason)
         else:
             assert said is changed, (name, verdict.hashes, verdict.reason)
             checked += 1

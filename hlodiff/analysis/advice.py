@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..dumps.environment import is_version
+from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value
 from .findings import REWIRED, Finding
 
@@ -143,6 +143,9 @@ RULES = (
     Rule("environment", None, _version,
          "The runs used different framework or XLA versions: pin the same versions "
          "(and jaxlib/XLA build) in both, or expect every program to recompile."),
+    Rule("environment", None, _named(HLO_DEBUG),
+         "torch-xla writes op metadata with XLA_HLO_DEBUG=1 only, and its graph hash (its "
+         "cache key) holds XLA_HLO_DEBUG and XLA_IR_DEBUG: set them alike in both runs."),
     Rule("environment", "jax", _named("flag", "debug_options"),
          "XLA's options differ between the runs: set the same XLA_FLAGS in both, and the "
          "same compiler_options to jax.jit where the code passes them (only the dump flags "

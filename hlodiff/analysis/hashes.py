@@ -44,7 +44,9 @@ tests/test_hashes.py compares these rules with them.
   built, everything in it, metadata included, and the ids XLA's builder gives
   every instruction from one counter for the whole process. The text does not
   print those ids, but the dump's module number shows when other programs were
-  built before this one: then they moved. No cache looks programs up by it.
+  built before this one: then they moved. Nor does it print the Python call
+  stack the proto holds: where nothing shows it moved, it cannot be told
+  unchanged. No cache looks programs up by it.
 * ``graphcore_hlo_hash``: Graphcore's ``HloHash`` (TensorFlow IPU backend),
   printed as ``(Hash: 0x...)`` in its compile log. Names, ids and metadata
   are reset before hashing; literals, shapes, backend_config, sharding and
@@ -225,6 +227,11 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         if own is not None:
             answers = [moves(rule.name, c) for c in list(own) + extra]
             out[rule.name] = True if True in answers else (None if None in answers else False)
+            if out[rule.name] is False and rule.name == "torch_xla_computation_hash":
+                # its proto holds the Python call stack, which the text never
+                # prints: a call wrapped in a lambda on the same line, or a
+                # scheduler's step, moved it between two identical dumps
+                out[rule.name] = None
         elif other is None:
             out[rule.name] = None
         elif rule.stage == COMPILE_INPUT:  # only the optimized program was dumped

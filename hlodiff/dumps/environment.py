@@ -72,6 +72,9 @@ class Environment:
     compile_options: dict[str, str] | None = None  # compile_options.textproto, flags left out
     topology: str | None = None  # topology.textproto: the devices JAX hashes
     host_devices: str = "1"  # --xla_force_host_platform_device_count, which JAX's key leaves out
+    # torch-xla writes op metadata only with XLA_HLO_DEBUG=1, and keys that
+    # variable: on, off, or None (not a torch-xla dump)
+    hlo_debug: bool | None = None
 
 
 def environment(module: DumpModule) -> Environment:
@@ -97,10 +100,11 @@ def environment(module: DumpModule) -> Environment:
     flags = None if every_flag is None else \
         {key: value for key, value in every_flag.items() if key not in IGNORED_FLAGS}
     options = _sidecar_text(module, "compile_options.textproto")
+    hlo_debug = "metadata={" in head if head and module.name.frontend == "pytorch" else None
     return Environment(tuple(traits), platform, devices, flags or {}, flags is not None,
                        None if options is None else _compile_options(options),
                        _sidecar_text(module, "topology.textproto"),
-                       (every_flag or {}).get(_HOST_DEVICES, "1"))
+                       (every_flag or {}).get(_HOST_DEVICES, "1"), hlo_debug)
 
 
 def _header(head: str) -> str:
@@ -234,6 +238,10 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
             and not any(d.what == "devices" for d in out):
         old, new = _topology_words(a, b)
         out.append(Difference("topology", old, new, f"{_TOPOLOGY}{old} -> {new}"))
+    if None not in (a.hlo_debug, b.hlo_debug) and a.hlo_debug != b.hlo_debug:
+        old, new = (f"XLA_HLO_DEBUG={int(on)}" for on in (a.hlo_debug, b.hlo_debug))
+        out.append(Difference("torch-xla debug", old, new,
+                              f"{HLO_DEBUG} {old} -> {new} (op metadata in one run only)"))
     if a.has_flags and b.has_flags:
         for key in sorted(set(a.flags) | set(b.flags)):
             if key in CACHE_DERIVED or a.flags.get(key) == b.flags.get(key):
@@ -246,6 +254,8 @@ def differences(a: Environment, b: Environment) -> list[Difference]:
 
 
 _HOST_DEVICES = "xla_force_host_platform_device_count"
+# How a difference of torch-xla's XLA_HLO_DEBUG starts (its graph hash holds it).
+HLO_DEBUG = "torch-xla debug metadata:"
 _FEATURE = re.compile(r"[+-][a-z0-9][\w.\-]*")
 
 
@@ -254,9 +264,10 @@ def changes_code(detail: str) -> bool:
     code from the same optimized HLO? Versions, platforms, flags and CPU
     features can; how XLA dumps, the compile options (the device an
     executable is assigned to, an optimization effort whose passes would
-    show in the optimized HLO) and the number of host devices cannot. JAX's
+    show in the optimized HLO), torch-xla's XLA_HLO_DEBUG (metadata) and the
+    number of host devices cannot. JAX's
     key may still see them all."""
-    return not (detail.startswith(("XLA flag xla_dump_", COMPILE_OPTION))
+    return not (detail.startswith(("XLA flag xla_dump_", COMPILE_OPTION, HLO_DEBUG))
                 or detail.startswith(_TOPOLOGY) and "host device" in detail)
 
 
