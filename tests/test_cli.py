@@ -189,3 +189,16 @@ def test_one_run_given_twice_is_said(tmp_path):
     result = run_cli("diff", str(LR / "run_a"), str(link), expect=0)
     assert result.stderr == (f"hlodiff: note: {LR / 'run_a'} and {link} are the same folder: "
                              "one run against itself\n")
+
+
+def test_an_option_jax_sets_from_the_program_itself_is_no_flag_difference(tmp_path):
+    # JAX turns xla_detailed_logging on for modules of many ops
+    # (jax/_src/compiler.py, use_detailed_logging): a helper session's
+    # nn.scan run had "XLA flag xla_detailed_logging: (default) -> false" as
+    # the run's top cause, with the advice to set the same XLA_FLAGS.
+    run_b = tmp_path / "run_b"
+    shutil.copytree(LR / "run_a", run_b)
+    options = run_b / "module_0006.jit_train_step.debug_options"
+    options.write_text(options.read_text() + "xla_detailed_logging: false\n")
+    result = run_cli("diff", str(LR / "run_a"), str(run_b), "--no-cache", expect=0)
+    assert result.stdout.startswith("Same executable, no recompile")

@@ -50,6 +50,12 @@ IGNORED_FLAGS = frozenset({
     "xla_dump_disable_metadata", "xla_dump_hlo_pipeline_re",
     "xla_gpu_experimental_autotune_cache_mode", "xla_gpu_cuda_data_dir",
 })
+# Options JAX sets per module from the program itself, not from anything the
+# user set: xla_detailed_logging is on for a module of jax_compiler_detailed_
+# logging_min_ops ops or more (jax/_src/compiler.py, use_detailed_logging). It
+# follows from the program (a helper session's run had it as the top cause,
+# "XLA flag xla_detailed_logging", between two unrelated eager helpers).
+PROGRAM_DERIVED = frozenset({"xla_detailed_logging"})
 # Options JAX derives from the persistent cache directory: a different cache
 # path gives a different JAX cache key for the same program.
 CACHE_DERIVED = frozenset({"xla_gpu_per_fusion_autotune_cache_dir"})
@@ -98,7 +104,8 @@ def environment(module: DumpModule) -> Environment:
     flags_text = _sidecar_text(module, "debug_options")
     every_flag = None if flags_text is None else debug_options(flags_text)
     flags = None if every_flag is None else \
-        {key: value for key, value in every_flag.items() if key not in IGNORED_FLAGS}
+        {key: value for key, value in every_flag.items()
+         if key not in IGNORED_FLAGS and key not in PROGRAM_DERIVED}
     options = _sidecar_text(module, "compile_options.textproto")
     hlo_debug = "metadata={" in head if head and module.name.frontend == "pytorch" else None
     return Environment(tuple(traits), platform, devices, flags or {}, flags is not None,
