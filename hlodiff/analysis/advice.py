@@ -246,10 +246,12 @@ RULES = (
     Rule("metadata", None, _always,
          "Only names and source locations differ: this recompiles nothing by itself."),
     Rule("operands", None, _rewired,
-         "The program computes the same operations, read in another order: if the code did "
-         "not change between the runs, the order came from Python while tracing, typically a "
-         "loop over a set, whose order changes from process to process (PYTHONHASHSEED); "
-         "loop in a fixed order (sorted(...)) so every run traces the same program."),
+         "The program computes the same operations, wired in another order: layers, loss "
+         "terms or optimizer steps applied in another order by a change to the code; or, if "
+         "the code did not change between the runs, an order that came from Python while "
+         "tracing, typically a loop over a set, whose order changes from process to process "
+         "(PYTHONHASHSEED): loop in a fixed order (sorted(...)) so every run traces the same "
+         "program."),
     Rule("attribute", None, _says("outer_dimension_partitions"),
          "XLA splits this op across the CPU threads the process may use: the runs had "
          "different numbers of cores (taskset, a container's CPU limit, another machine). "
