@@ -740,3 +740,32 @@ def test_fewer_cores_is_advised_as_the_machine_not_the_code(tmp_path):
              f"{f['old']} {f['new']}"]
     assert split, report["findings"]
     assert all("cores" in f["advice"] and "look at the code" not in f["advice"] for f in split)
+
+
+def _set_orders_apart(names: list[str]) -> tuple[str, str]:
+    """Two hash seeds under which a set of ``names`` iterates in other orders."""
+    orders = {}
+    for seed in map(str, range(1, 20)):
+        done = subprocess.run([sys.executable, "-c", f"print(list(set({names!r})))"],
+                              env={**os.environ, "PYTHONHASHSEED": seed},
+                              capture_output=True, text=True, check=True)
+        orders.setdefault(done.stdout, seed)
+        if len(orders) == 2:
+            return tuple(orders.values())
+    raise AssertionError("one order under every seed")
+
+
+def test_a_list_of_weights_built_from_a_set_is_the_same_arguments_in_another_order(tmp_path):
+    # Heads of widths 3, 7, 5, 2, 4 in a list built from a set, under two
+    # PYTHONHASHSEEDs, the code unchanged: "model dimension 3 -> 4 in
+    # st[0].mu['heads'][3]" with the advice that the configuration changed
+    # (a helper session's optax run).
+    first, second = _set_orders_apart(["sentiment", "topic", "language", "toxicity", "length"])
+    for seed in (first, second):
+        dump_runs(tmp_path, "jax_set_heads", seed, env={"PYTHONHASHSEED": seed})
+    report = json.loads(run_cli("diff", str(tmp_path / first), str(tmp_path / second),
+                                "--module", "jit_train_step", "--format", "json", "--no-cache",
+                                expect=1).stdout)
+    top = report["findings"][0]
+    assert top["kind"] == "parameter_order" and "PYTHONHASHSEED" in top["advice"]
+    assert not [f for f in report["findings"] if f["kind"] == "parameter"]

@@ -219,7 +219,8 @@ RULES = (
          "value the same way (captured or as an argument) in both runs."),
     Rule("parameter_order", None, _always,
          "The program's arguments changed order: pass them in the same order and "
-         "structure in both runs."),
+         "structure in both runs (a list or dict built by looping over a set changes order "
+         "from process to process with PYTHONHASHSEED: build it in sorted order)."),
     Rule("dtype", None, _always,
          "A dtype changed: check mixed-precision settings and astype/casts {here}."),
     Rule("replaced", None, _always,

@@ -642,6 +642,10 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
     if not changes:
         return []
     out = []
+    shuffled = _shuffled(changes)
+    if shuffled:
+        out.append(_shuffled_finding(shuffled, following, stage))
+        changes = [c for c in changes if not any(c is s for s in shuffled)]
     by_dims: dict[tuple, list[Change]] = defaultdict(list)
     reordered = []
     returned, trains = _returned(b), None  # the program's file is read once, if asked
@@ -747,6 +751,32 @@ def _parameter_label(change: Change, b: Module, old: bool = False) -> str:
         return f"{name} {shape}"
     number = _number(change.new)
     return f"argument {number} {shape}" if number is not None else shape
+
+
+def _shuffled(changes: list[Change]) -> list[Change]:
+    """Parameters that changed shape in place, where the shapes they had are
+    the shapes they have, in another order: arguments named by position (a
+    list built from a set, whose order changes with PYTHONHASHSEED) in
+    another order, not dimensions that moved (a helper session's heads of
+    widths 3, 7, 5, 2, 4 read "model dimension 3 -> 4")."""
+    moved = [c for c in changes if c.a is not None and c.b is not None
+             and _shape_text(c.old) != _shape_text(c.new)]
+    if len(moved) < 2 or sorted(_shape_text(c.old) for c in moved) != \
+            sorted(_shape_text(c.new) for c in moved):
+        return []
+    return moved
+
+
+def _shuffled_finding(changes: list[Change], following: dict[int, list[Change]],
+                      stage: str) -> Finding:
+    first = min(changes, key=lambda c: _number(c.old) or 0)
+    shapes = ", ".join(dict.fromkeys(_shape_text(c.old) for c in changes))
+    summary = (f"parameter order: the same {len(changes)} argument shapes ({shapes}) in "
+               f"another order, e.g. position {_number(first.old)} was {_shape_text(first.old)}"
+               f", is {_shape_text(first.new)}")
+    derived = [d for c in changes for d in following.get(id(c), ())]
+    return finding("parameter_order", stage, changes, old=_shape_text(first.old),
+                   new=_shape_text(first.new), derived=derived, summary=summary)
 
 
 def _order_finding(changes: list[Change], following: dict[int, list[Change]], stage: str,
