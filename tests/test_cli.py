@@ -202,3 +202,17 @@ def test_an_option_jax_sets_from_the_program_itself_is_no_flag_difference(tmp_pa
     options.write_text(options.read_text() + "xla_detailed_logging: false\n")
     result = run_cli("diff", str(LR / "run_a"), str(run_b), "--no-cache", expect=0)
     assert result.stdout.startswith("Same executable, no recompile")
+
+
+def test_a_run_that_never_compiled_the_other_runs_main_program_is_no_same_executable(tmp_path):
+    # Run b stopped before compiling jit_train_step (a helper session's GPT-2
+    # run raised after init): its helpers matched run a's, and the diff said
+    # "Same executable, no recompile", exit 0.
+    run_b = tmp_path / "run_b"
+    shutil.copytree(LR / "run_a", run_b)
+    for step in run_b.glob("module_0006.jit_train_step*"):
+        shutil.rmtree(step) if step.is_dir() else step.unlink()
+    result = run_cli("diff", str(LR / "run_a"), str(run_b), "--no-cache", expect=1)
+    assert result.stdout.startswith(
+        "warning: run a's main program, jit_train_step, has no counterpart in run b")
+    assert "Same executable" not in result.stdout

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
+from ..dumps.catalogue import compiled_by_framework
 from ..dumps.environment import cache_paths_differ, differences, environment, is_version
 from ..dumps.mlir import mlir_type, read_constants, settle, stablehlo_difference
 from ..dumps.naming import program_name
@@ -109,6 +110,11 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     step("explaining")
     report = explain(programs, extra, tuple(pairing.notes),
                      comparison_warnings(dump_a, dump_b, pairing, chosen_by_user=not unpaired))
+    missing = _main_in_one_run(dump_a, dump_b, pairing) if unpaired and select is None else ""
+    if missing:  # what the two runs share says nothing of the program one never built
+        report = replace(report, warnings=(missing, *report.warnings), recompiles=None,
+                         same_executable=False if report.same_executable else
+                         report.same_executable)
     if not context:
         return report
     from .context import finding_contexts
@@ -116,6 +122,21 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     return replace(report, context=finding_contexts(
         report.findings, programs,
         lambda name: (_mlir_constants(pairs[name].a), _mlir_constants(pairs[name].b))))
+
+
+def _main_in_one_run(dump_a: Dump, dump_b: Dump, pairing) -> str:
+    """A run's main program that the other run never compiled (its process
+    stopped before, or the step was renamed past recognising), or "". The
+    programs both compiled said "Same executable", exit 0, where run b had
+    crashed before compiling jit_train_step (a helper session's run)."""
+    for run, dump, alone, other in (("a", dump_a, pairing.only_a, "b"),
+                                    ("b", dump_b, pairing.only_b, "a")):
+        main = dump.main_program()
+        if any(m is main for m in alone) and not compiled_by_framework(main):
+            return (f"run {run}'s main program, {main.normalised or main.label}, has no "
+                    f"counterpart in run {other}: run {other} never compiled it (did it stop "
+                    "before?), so it cannot have shared its executable")
+    return ""
 
 
 _FRAMEWORK_NAMES = {"jax": "JAX", "tensorflow": "TensorFlow", "pytorch": "PyTorch/XLA"}
