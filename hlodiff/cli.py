@@ -170,9 +170,6 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         render_text.one_sided(request.title or request.a or request.b,
                               added=request.a is None)
         return EXIT_SAME if lenient else EXIT_DIFFERENT
-    if not request.under_git and _same_path(request.a, request.b):
-        _stderr(f"note: {request.a} and {request.b} are the same "
-                f"{'folder' if Path(request.a).is_dir() else 'file'}: one run against itself")
     try:
         if strict:
             read_strictly(request.a)
@@ -197,6 +194,9 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         sys.stdout.write(markdown(report))
     else:
         render_text.report(report, title=request.title)
+    if not request.under_git and _same_path(request.a, request.b):  # said once it is read
+        _stderr(f"note: {request.a} and {request.b} are the same "
+                f"{'folder' if Path(request.a).is_dir() else 'file'}: one run against itself")
     if lenient:
         return EXIT_SAME
     return EXIT_SAME if report.shares_executable else EXIT_DIFFERENT
@@ -226,7 +226,12 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> i
         render_json.dump(render_json.ls_document(listing, explain=explain), sys.stdout)
     else:
         render_text.ls_table(listing, explain=explain)
-    return EXIT_ERROR if any(row.error for row in listing.rows) else EXIT_SAME
+    unreadable = [row.error for row in listing.rows if row.error]
+    if unreadable:  # listed above; the exit's one line says the first
+        more = f" (and {len(unreadable) - 1} more modules)" if len(unreadable) > 1 else ""
+        click.echo(terminal(f"hlodiff: error: {unreadable[0]}{more}"), err=True)
+        return EXIT_ERROR
+    return EXIT_SAME
 
 
 
