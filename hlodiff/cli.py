@@ -76,7 +76,9 @@ def constants(targets: tuple[Path, ...], fmt: str, strict: bool) -> int:
     With one TARGET (an HLO text file, or a dump directory whose main
     program, the largest module, is used): every constant. With several
     runs: only the constants whose value varies across them, with each
-    run's value. Exits 1 when some constant varies.
+    run's value, and those printed as {...} in every run, which the text
+    cannot compare (hlodiff diff reads JAX's module.mlir). Exits 1 when
+    some constant varies or cannot be compared.
     """
     paths = [module_file(t) for t in targets]
     from .syntax.parser import parse_file

@@ -216,3 +216,17 @@ def test_a_run_that_never_compiled_the_other_runs_main_program_is_no_same_execut
     assert result.stdout.startswith(
         "warning: run a's main program, jit_train_step, has no counterpart in run b")
     assert "Same executable" not in result.stdout
+
+
+def test_constants_across_runs_does_not_say_none_varies_of_values_it_never_saw():
+    # A frozen f32[64,32] printed as {...} in both runs, all 2048 values
+    # changed: `diff` says so (from module.mlir), `constants` said "No constant
+    # varies", exit 0 (a new user's run).
+    case = CORPUS / "jax_frozen_large"
+    result = run_cli("constants", str(case / "run_a"), str(case / "run_b"), expect=1)
+    said = " ".join(result.stdout.split())
+    assert said.startswith("No printed constant varies across the 2 runs.")
+    assert "1 constant was printed as {...} in every run and not compared" in said
+    doc = json.loads(run_cli("constants", str(case / "run_a"), str(case / "run_b"), "--format",
+                             "json", expect=1).stdout)
+    assert doc["constants"] == [] and [c["shape"] for c in doc["undecided"]] == ["f32[64,32]{1,0}"]

@@ -150,10 +150,14 @@ class VaryingConstant:
 
     site: ConstantSite
     values: tuple[str | None, ...]  # per run, as printed; None where no counterpart was found
+    # printed as {...} in every run: the values cannot be compared from the text
+    undecided: bool = False
 
 
 def varying_constants(modules: list[Module]) -> list[VaryingConstant]:
-    """Constants of ``modules[0]`` whose value differs in at least one other run.
+    """Constants of ``modules[0]`` whose value differs in at least one other run,
+    and those printed as ``{...}`` in every run (``undecided``: the text does
+    not tell).
 
     Each later module is aligned structurally with the first, so renumbered
     names do not matter; a constant with no counterpart in a run shows None.
@@ -180,6 +184,10 @@ def varying_constants(modules: list[Module]) -> list[VaryingConstant]:
             values.append(twin.literal.text if twin is not None and twin.literal else None)
         if len(set(values)) > 1:
             out.append(VaryingConstant(site, tuple(values)))
+        elif site.instruction.literal is not None and site.instruction.literal.elided:
+            # the same {...} everywhere: "no constant varies" would be a guess
+            # (a frozen f32[64,32] whose 2048 values all changed read so)
+            out.append(VaryingConstant(site, tuple(values), undecided=True))
         else:
             out.extend(_varying_at_users(first, site, own, runs))
     return out

@@ -43,5 +43,8 @@ def varying_constants_document(paths: list[str], varying) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "runs": paths,
-        "constants": [dict(constant_record(v.site), values=list(v.values)) for v in varying],
+        "constants": [dict(constant_record(v.site), values=list(v.values))
+                      for v in varying if not v.undecided],
+        # printed as {...} in every run: not compared
+        "undecided": [constant_record(v.site) for v in varying if v.undecided],
     }

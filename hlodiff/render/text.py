@@ -198,10 +198,21 @@ def _origin(op_name: str, location: str, width: int, via: str = "") -> Text:
 
 
 def varying_constants_table(paths: list[str], varying, stream: TextIO | None = None) -> None:
-    """Constants whose value is not the same in every run: one column per run."""
+    """Constants whose value is not the same in every run: one column per run;
+    then how many were printed as {...} everywhere, which the text cannot compare."""
     out = console(stream)
+    undecided = [v for v in varying if v.undecided]
+    varying = [v for v in varying if not v.undecided]
+    if undecided:
+        said = "constant was" if len(undecided) == 1 else "constants were"
+        note = (f"{len(undecided)} {said} printed as {{...}} in every run and not compared "
+                "(hlodiff diff reads their values from JAX's module.mlir; or dump with "
+                "XLA_FLAGS=--xla_dump_large_constants)")
     if not varying:
-        out.print(f"No constant varies across the {len(paths)} runs.")
+        out.print(f"No printed constant varies across the {len(paths)} runs." if undecided
+                  else f"No constant varies across the {len(paths)} runs.")
+        if undecided:
+            out.print(note)
         return
     varies = "constant varies" if len(varying) == 1 else "constants vary"
     out.print(f"{len(varying)} {varies} across {len(paths)} runs", style="bold")
@@ -223,6 +234,8 @@ def varying_constants_table(paths: list[str], varying, stream: TextIO | None = N
     out.print(table)
     for run, path in zip(runs, paths):
         out.print(_text(f"{run}: {path}", style="dim"), soft_wrap=True)
+    if undecided:
+        out.print(note)
 
 
 def _short(text: str, limit: int = 60) -> str:
