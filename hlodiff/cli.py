@@ -74,7 +74,7 @@ def constants(targets: tuple[Path, ...], fmt: str, strict: bool) -> int:
     """List the constants of a module with their values and origins.
 
     With one TARGET (an HLO text file, or a dump directory whose main
-    program, the largest module, is used): every constant. With several
+    program is used, as `hlodiff ls` picks it): every constant. With several
     runs: only the constants whose value varies across them, with each
     run's value, and those printed as {...} in every run, which the text
     cannot compare (hlodiff diff reads JAX's module.mlir). Exits 1 when
@@ -214,8 +214,9 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> i
     """List the modules of a dump directory and pick the main program.
 
     TARGET is a directory written by XLA_FLAGS=--xla_dump_to=DIR (or one
-    HLO text file). One row per module; the main program, the largest, is
-    marked with the reason it was chosen. Exits 2 when a module cannot be
+    HLO text file). One row per module; the main program (the user's
+    training step before an initialiser, then the most arguments, then the
+    largest) is marked with the reason it was chosen. Exits 2 when a module cannot be
     read (listed, with its error).
     """
     from .dumps import list_dump, load_target
