@@ -230,3 +230,16 @@ def test_constants_across_runs_does_not_say_none_varies_of_values_it_never_saw()
     doc = json.loads(run_cli("constants", str(case / "run_a"), str(case / "run_b"), "--format",
                              "json", expect=1).stdout)
     assert doc["constants"] == [] and [c["shape"] for c in doc["undecided"]] == ["f32[64,32]{1,0}"]
+
+
+def test_the_text_says_how_many_instructions_xla_then_optimized_differently():
+    # The README, the JSON and the page count what differs only after
+    # optimization under its cause; the text never said it (a new user's run).
+    case = CORPUS / "jax_dtype"
+    doc = json.loads(run_cli("diff", str(case / "run_a"), str(case / "run_b"), "--format", "json",
+                             expect=1).stdout)
+    optimized = doc["findings"][0]["optimized"]
+    assert optimized > 1
+    text = " ".join(run_cli("diff", str(case / "run_a"), str(case / "run_b"),
+                            expect=1).stdout.split())
+    assert f"XLA then optimized {optimized} instructions differently because of it" in text

@@ -553,6 +553,9 @@ def _finding_details(out: Console, n: int, finding) -> None:
         more = f" and {len(places) - 4} more" if len(places) > 4 else ""
         lines.append("at " + ", ".join(shorten.middle(p, width - 1) for p in places[:4]) + more)
     lines += _derived_lines(finding.derived)
+    if finding.optimized:  # as the README and the page say it
+        lines.append(f"XLA then optimized {_plural(finding.optimized, 'instruction')} "
+                     "differently because of it")
     if lines:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, width=3, style="bold")
