@@ -302,3 +302,12 @@ def test_the_table_fits_80_columns_without_breaking_a_word(monkeypatch):
     name, *counts = row.split()
     assert name.startswith("cluster_") and "…" in name and name.endswith("ResourceArgs_2_")
     assert counts == ["2", "1", "1", "2"]
+
+
+def test_a_log_that_names_nothing_does_not_claim_a_user_program_recompiled():
+    # TensorFlow at device_compiler=1 logs two compilations and names neither:
+    # the table says "?", the README "cannot tell", and the headline said
+    # "1 user program recompiled" (a new user's run).
+    text = " ".join(run_cli("log", str(LOGS / "tf_device_compiler_v1.log"),
+                            expect=None).stdout.split())
+    assert "0 user programs recompiled, 1 compiled more than once unnamed: cannot tell" in text

@@ -56,9 +56,13 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         f"{_count(compiled, 'compilation')} logged (TensorFlow's default logging names no "
         f"compilation of the {len(unlogged)} retraced program{'s' if len(unlogged) != 1 else ''}; "
         "TF_CPP_VMODULE=device_compiler=1 counts them)")
+    named = [p for p in recompiled if p.name]
+    said = f"{len(named)} user program{'s' if len(named) != 1 else ''} recompiled"
+    if len(named) < len(recompiled):  # TensorFlow's level 1 names nothing: cannot tell
+        said += (f"{' and' if named else ','} {len(recompiled) - len(named)} compiled more "
+                 "than once unnamed: cannot tell")
     title = (f"{_count(len(programs), 'program')}: {counted}, "
-             f"{_count(loads, 'load')} from a persistent cache; "
-             f"{len(recompiled)} user program{'s' if len(recompiled) != 1 else ''} recompiled")
+             f"{_count(loads, 'load')} from a persistent cache; {said}")
     keys = any(p.keys for p in programs)
     modules = any(p.modules for p in programs)
     columns = [("program", "left"), ("compiled", "right"), ("recompiled", "right"),
