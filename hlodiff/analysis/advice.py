@@ -163,8 +163,8 @@ RULES = (
          "compiler_options)."),
     Rule("environment", None, _named("host device"),
          "The runs had different numbers of host devices "
-         "(--xla_force_host_platform_device_count): JAX keys the device topology, so every "
-         "program compiles again; set the same count in both runs."),
+         "(--xla_force_host_platform_device_count): JAX keys the device topology, so a "
+         "program whose dump records it compiles again; set the same count in both runs."),
     Rule("environment", None, _named("device topology"),
          "The runs had devices of another kind or CPUs with other features: JAX keys the "
          "device topology, so a persistent cache shared between such machines misses."),
