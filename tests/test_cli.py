@@ -243,3 +243,13 @@ def test_the_text_says_how_many_instructions_xla_then_optimized_differently():
     text = " ".join(run_cli("diff", str(case / "run_a"), str(case / "run_b"),
                             expect=1).stdout.split())
     assert f"XLA then optimized {optimized} instructions differently because of it" in text
+
+
+def test_a_constant_settled_from_module_mlir_is_not_advised_to_be_dumped_again():
+    # The values of a frozen f32[64,32] printed as {...} came from module.mlir,
+    # and the advice still said to dump again to compare them (a new user's run).
+    case = CORPUS / "jax_frozen_large"
+    top = json.loads(run_cli("diff", str(case / "run_a"), str(case / "run_b"), "--format",
+                             "json", expect=1).stdout)["findings"][0]
+    assert top["kind"] == "elided_constant" and "module.mlir shows different values" in top["detail"]
+    assert "dump again" not in top["advice"] and "as arguments" in top["advice"]

@@ -237,6 +237,10 @@ RULES = (
     Rule("elided_constant", None, _printed_once,
          "One run printed this constant and the other did not (--xla_dump_large_constants "
          "in one run only): dump both runs with the same flags to compare like with like."),
+    Rule("elided_constant", None, _named("module.mlir shows different values"),
+         "A constant baked into the program changed (its values, from module.mlir): pass "
+         "values that change between runs (weights, tables) as arguments instead of closing "
+         "over them."),
     Rule("elided_constant", None, _always,
          "XLA printed this constant as {...}: dump again with "
          "XLA_FLAGS=--xla_dump_large_constants (or keep module.mlir) to compare its values."),
