@@ -253,3 +253,14 @@ def test_a_constant_settled_from_module_mlir_is_not_advised_to_be_dumped_again()
                              "json", expect=1).stdout)["findings"][0]
     assert top["kind"] == "elided_constant" and "module.mlir shows different values" in top["detail"]
     assert "dump again" not in top["advice"] and "as arguments" in top["advice"]
+
+
+def test_metadata_carried_into_the_optimized_program_is_not_optimized_differently():
+    # tf_concat_vs_stack: XLA makes the same executable, and the report said
+    # "XLA then optimized 1 instruction differently" for an op_name the
+    # optimized program carried over (a new user's page).
+    case = CORPUS / "tf_concat_vs_stack"
+    doc = json.loads(run_cli("diff", str(case / "run_a"), str(case / "run_b"), "--format",
+                             "json", expect=1).stdout)
+    assert doc["same_executable"] is True
+    assert [f["optimized"] for f in doc["findings"]] == [0, 0]

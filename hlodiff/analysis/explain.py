@@ -420,8 +420,11 @@ def _merge_stages(before: list[Finding] | None, after: list[Finding] | None,
     for f in merged:
         extra = folded.get(id(f), [])
         if extra:
-            f = replace(f, optimized=f.optimized + sum(g.count + sum(d.count for d in g.derived)
-                                                       for g in extra),
+            # what XLA optimized otherwise: not names and metadata it carried over
+            f = replace(f, optimized=f.optimized + sum(
+                            g.count + sum(d.count for d in g.derived
+                                          if d.kind not in NEVER_COMPILED)
+                            for g in extra if g.kind not in NEVER_COMPILED),
                         affects=_with_executable_hashes(f.affects, extra))
         out.append(f)
     return out
