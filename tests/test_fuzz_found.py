@@ -363,9 +363,8 @@ def test_parameters_numbered_crosswise_are_another_program(tmp_path, program):
         assert report["findings"][0]["kind"] == "operands"
 
 
-REDUCERS = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}
-
-%sum (x: f32[], y: f32[]) -> f32[] {
+# Two computations that add their two scalars alike, under two names.
+ADDERS = """%sum (x: f32[], y: f32[]) -> f32[] {
   %x = f32[] parameter(0)
   %y = f32[] parameter(1)
   ROOT %s = f32[] add(%x, %y)
@@ -376,7 +375,11 @@ REDUCERS = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}
   %v = f32[] parameter(1)
   ROOT %t = f32[] add(%u, %v)
 }
+"""
 
+REDUCERS = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}
+
+""" + ADDERS + """
 ENTRY %e (p: f32[4]) -> f32[] {
   %p = f32[4]{0} parameter(0)
   %zero = f32[] constant(0)
@@ -396,24 +399,13 @@ def test_a_reduce_calling_another_reducer_that_adds_alike_is_no_change(tmp_path)
 
 THREE_REDUCERS = """HloModule m, entry_computation_layout={(f32[4]{0})->(f32[], f32[], f32[])}
 
-%max (x: f32[], y: f32[]) -> f32[] {
-  %x = f32[] parameter(0)
-  %y = f32[] parameter(1)
-  ROOT %m = f32[] maximum(%x, %y)
+%max (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%a, %b)
 }
 
-%sum (u: f32[], v: f32[]) -> f32[] {
-  %u = f32[] parameter(0)
-  %v = f32[] parameter(1)
-  ROOT %s = f32[] add(%u, %v)
-}
-
-%total (p: f32[], q: f32[]) -> f32[] {
-  %p = f32[] parameter(0)
-  %q = f32[] parameter(1)
-  ROOT %t = f32[] add(%p, %q)
-}
-
+""" + ADDERS + """
 ENTRY %e (a: f32[4]) -> (f32[], f32[], f32[]) {
   %a = f32[4]{0} parameter(0)
   %zero = f32[] constant(0)
