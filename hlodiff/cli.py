@@ -160,7 +160,7 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
     and a graph of each change's neighbourhood.
     """
     html = wants_page(fmt, output)
-    from .integrations.gitdiff import diff_request, is_hlo, plain_diff
+    from .integrations.gitdiff import diff_request, is_hlo, plain_diff, starts_as_hlo
     if len(paths) == 1:
         raise HlodiffError(_one_run(Path(paths[0])))
     request = _readable_twice(diff_request(paths, os.environ))
@@ -169,8 +169,11 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
         sys.stdout.write(plain_diff(request))
         return EXIT_SAME if lenient else EXIT_DIFFERENT
     if request.a is None or request.b is None:
-        render_text.one_sided(request.title or request.a or request.b,
-                              added=request.a is None)
+        if starts_as_hlo(request.a or request.b):
+            render_text.one_sided(request.title or request.a or request.b,
+                                  added=request.a is None)
+        else:  # a binary or other file under an HLO name: as git would show it
+            sys.stdout.write(plain_diff(request))
         return EXIT_SAME if lenient else EXIT_DIFFERENT
     try:
         if strict:

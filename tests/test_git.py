@@ -209,3 +209,13 @@ def test_a_file_hlodiff_cannot_read_does_not_stop_git(repo: Path):
     textconv = git(repo, "-c", f"diff.hlo.textconv={HLODIFF} canon --textconv", "diff",
                    "HEAD~1", "HEAD", "--", "trunc.hlo")
     assert "+++ b/trunc.hlo" in textconv.stdout and "never closed" in textconv.stderr
+
+
+def test_an_added_binary_file_under_an_hlo_name_is_shown_as_git_would(repo: Path):
+    # An added binary .hlo read "added: a new program, compiled for the first
+    # time" (a new user's run): it is not HLO, whatever its name.
+    (repo / "bin.hlo").write_bytes(b"\x00\x01binary\x00")
+    git(repo, "add", "bin.hlo")
+    git(repo, "commit", "-qm", "a binary file")
+    done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "HEAD~1", "HEAD")
+    assert "Binary files differ" in done.stdout and "a new program" not in done.stdout

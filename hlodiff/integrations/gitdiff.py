@@ -79,15 +79,19 @@ def is_hlo(request: DiffRequest) -> bool:
     name = (request.title or "").split(" -> ")[-1].rsplit("/", 1)[-1]
     if any(fnmatch(name, pattern) for pattern in PATTERNS):
         return True
-    for side in (request.a, request.b):
-        if side is not None:
-            try:
-                with open(side, "rb") as stream:
-                    start = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-            except OSError:
-                return True  # let the diff say what is wrong with it
-            return start.startswith((b"HloModule", b"ENTRY", b"%", b"FileNames"))
-    return False
+    side = request.a if request.a is not None else request.b
+    return side is not None and starts_as_hlo(side)
+
+
+def starts_as_hlo(path: str) -> bool:
+    """Does the file start as HLO text does (a header, an ENTRY, a computation
+    or a frame table)? A file that cannot be read does: the diff says why."""
+    try:
+        with open(path, "rb") as stream:
+            start = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return True
+    return start.startswith((b"HloModule", b"ENTRY", b"%", b"FileNames"))
 
 
 def plain_diff(request: DiffRequest) -> str:
