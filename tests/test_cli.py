@@ -264,3 +264,15 @@ def test_metadata_carried_into_the_optimized_program_is_not_optimized_differentl
                              "json", expect=1).stdout)
     assert doc["same_executable"] is True
     assert [f["optimized"] for f in doc["findings"]] == [0, 0]
+
+
+def test_the_markdown_counts_what_xla_then_optimized_differently():
+    # Text, JSON and the page say it; the PR comment did not (a new user's run).
+    case = CORPUS / "jax_dtype"
+    doc = json.loads(run_cli("diff", str(case / "run_a"), str(case / "run_b"), "--format", "json",
+                             expect=1).stdout)
+    top = doc["findings"][0]
+    markdown = run_cli("diff", str(case / "run_a"), str(case / "run_b"), "--format", "markdown",
+                       expect=1).stdout
+    row = next(line for line in markdown.splitlines() if line.startswith("| 1 |"))
+    assert f"| {top['count']}, then {top['optimized']} optimized differently |" in row

@@ -303,8 +303,10 @@ def markdown(report: Report) -> str:
         for n, f in enumerate(findings[:_MARKDOWN_ROWS], 1):
             origin = " ".join(cells.value(text) for text in (f.origin.op_name, f.origin.location)
                               if text)
+            count = f"{f.count}, then {f.optimized} optimized differently" if f.optimized \
+                else str(f.count)
             lines.append(f"| {n} | {f.kind} | {STAGE_WORDS.get(f.stage, f.stage)} | "
-                         f"{_cell(f.old)} → {_cell(f.new)} | {f.count} | {origin or '—'} | "
+                         f"{_cell(f.old)} → {_cell(f.new)} | {count} | {origin or '—'} | "
                          f"{', '.join(rule(h).short for h in f.affects) or 'nothing'} |")
         if len(findings) > _MARKDOWN_ROWS:
             lines.append(f"\n… and {len(findings) - _MARKDOWN_ROWS} more findings "
