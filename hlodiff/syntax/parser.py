@@ -26,7 +26,7 @@ from . import pieces
 from .grammars import lalr
 from .program import Program
 from .strict import check_piece, tokens as strict_tokens
-from .lexer import HloScanner, ScanError, balanced_end, shape_end, skip
+from .lexer import HloScanner, ScanError, shape_end, skip
 from .literals import LiteralError, element_bits_of
 from .opcodes import OPCODES, is_opcode
 from .pieces import Failure
@@ -133,21 +133,6 @@ def _check_parameters(signature: Token) -> None:
 
 _ARRAY = r"(?:%s)\[[\d,]*\]" % "|".join(sorted(ELEMENT_TYPES, key=len, reverse=True))
 _AS_XLA_PRINTS = re.compile(r"\((?:[A-Za-z_][\w.\-]*: %s(?:, (?=[A-Za-z_])|(?=\))))*\)" % _ARRAY)
-_COMPUTATION_NAME = re.compile(r"%?[A-Za-z_][\w.\-]*")
-
-
-def _signature(text: str, computation) -> Token | None:
-    """The signature written after ``computation``'s name, as the scanner cut it."""
-    name = _COMPUTATION_NAME.match(text, computation.offset)
-    if name is None:
-        return None
-    pos = skip(text, name.end())
-    if not text.startswith("(", pos):
-        return None
-    end = shape_end(text, skip(text, skip(text, balanced_end(text, pos)) + 2))
-    return Token("SIGNATURE", text[pos:end], pos)
-
-
 _PARAMETER_NAME = re.compile(r"\s*(?:/\*.*?\*/\s*)*[A-Za-z_][\w.\-]*(?::|\s)\s*", re.S)
 
 
@@ -420,15 +405,6 @@ def check(module: Module) -> None:
     for attribute in module.header:
         _check_piece(f"{attribute.name}={attribute.text}", "header_attribute", attribute,
                      attribute.offset - len(attribute.name) - 1)
-    for computation in module.computations:
-        source = next((i.reader.source for i in computation.instructions[:1] if not i.unchanged), None)
-        signature = None if source is None or computation.offset < 0 else \
-            _signature(source.text, computation)
-        if signature is not None:
-            try:
-                _check_parameters(signature)
-            except Failure as err:
-                raise source.error(err.offset, err.message) from None
     for _, instruction in module.instructions():
         for attribute in instruction.attributes:
             _check_piece(f"{attribute.name}={attribute.text}", "attribute", attribute,
