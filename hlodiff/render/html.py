@@ -128,7 +128,7 @@ def _frame(heading: str, verdict: str, facts: str, findings: tuple[Finding, ...]
 # --- top of the page ---------------------------------------------------------------------
 
 def _verdict(report: Report) -> str:
-    if report.recompiles is False and report.same_executable is True:
+    if report.shares_executable:
         mood, main, second = "good", "Same executable", "no recompile"
     elif report.recompiles is None and report.same_executable is None:
         mood, main, second = "unsure", "Cannot tell", "the dumps do not show enough"

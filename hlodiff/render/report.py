@@ -193,7 +193,7 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     extra = len(report.extra_compilations)
     extra_text = f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" \
         if extra else ""
-    if report.recompiles is False and report.same_executable is True:
+    if report.shares_executable:
         quiet = len(report.findings)
         # each may still move a fingerprint (metadata): the table says which
         tail = f"; {quiet} difference{'s' if quiet != 1 else ''} that recompile" \
@@ -282,7 +282,7 @@ def _cell(text: str | None) -> str:
 def markdown(report: Report) -> str:
     """A pull-request comment: every string from the dump is in a code span,
     so one finding is one table row and nothing else in it is Markdown."""
-    icon = "✅" if report.same_executable is True and report.recompiles is False else \
+    icon = "✅" if report.shares_executable else \
         "❔" if report.same_executable is None and report.recompiles is None else "❌"
     lines = []
     for warning in report.warnings:  # doubt about the comparison comes before its answer

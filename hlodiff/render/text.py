@@ -371,7 +371,7 @@ def _legend(out: Console, listing: Listing) -> None:
 def _verdict_style(report) -> str:
     """Green for the same executable and no recompile, yellow where the dumps
     cannot tell, red otherwise."""
-    if report.same_executable is True and report.recompiles is False:
+    if report.shares_executable:
         return "bold green"
     if report.same_executable is False or report.recompiles is True:
         return "bold red"
