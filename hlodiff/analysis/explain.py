@@ -39,7 +39,7 @@ from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
-from .findings import Finding, Where, finding, group
+from .findings import Finding, Where, finding, group, moved_by
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, verdicts)
 
@@ -209,7 +209,7 @@ def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
         out[seen[key]] = replace(first, count=first.count + 1,
                                  derived=first.derived + f.derived,
                                  optimized=first.optimized + f.optimized,
-                                 affects=_moved_by([first, f]))
+                                 affects=moved_by([first, f]))
     wide = {n for n in seen.values() if out[n].count > 1 or out[n].kind == "environment"}
     # an environment difference holds for the run (program ""), ranked first;
     # a shift counted over programs stays with the first program's findings
@@ -217,12 +217,6 @@ def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
     return [replace(f, program="" if f.kind == "environment" else f.program,
                     detail=f"{f.detail} ({f.count} of {programs} programs)")
             if n in wide and programs > 1 else f for n, f in enumerate(out)]
-
-
-def _moved_by(findings: list[Finding]) -> tuple[str, ...]:
-    """The hashes any of ``findings`` moves, in the order of ``HASHES``."""
-    moved = {h for f in findings for h in f.affects}
-    return tuple(h.name for h in HASHES if h.name in moved)
 
 
 def _run_wide_key(finding: Finding) -> tuple | None:
@@ -325,7 +319,7 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
         merged = replace(home, derived=home.derived + tuple(
             replace(f, detail=f.summary or f.detail) for f in folded),
             optimized=home.optimized + sum(f.optimized for f in folded),
-            affects=_moved_by([home, *folded]))
+            affects=moved_by([home, *folded]))
         findings = [merged if f is home else f for f in findings if not any(f is g for g in folded)]
     return findings
 

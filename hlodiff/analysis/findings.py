@@ -99,6 +99,13 @@ def _hashes(changes: list[Change]) -> tuple[str, ...]:
     return tuple(h.name for h in HASHES if h.name in moved)
 
 
+def moved_by(findings: list[Finding]) -> tuple[str, ...]:
+    """The hashes any of ``findings`` moves, in the order of ``HASHES``: what
+    a finding that takes others under it moves."""
+    moved = {h for f in findings for h in f.affects}
+    return tuple(h.name for h in HASHES if h.name in moved)
+
+
 def _origins(changes: list[Change], limit: int = 50, ranked: bool = False,
              lead: Change | None = None) -> tuple[Origin, ...]:
     """The distinct origins, those with a source line first, then those with an
@@ -220,9 +227,8 @@ def _related_constants(findings: list[Finding]) -> list[Finding]:
         f = findings[host]
         extra = tuple(replace(findings[k], detail=f"{_relation(f, findings[k])} of it")
                       for k in rest)
-        out[host] = replace(f, derived=f.derived + extra, affects=tuple(
-            h.name for h in HASHES if h.name in f.affects
-            or any(h.name in findings[k].affects for k in rest)))
+        out[host] = replace(f, derived=f.derived + extra,
+                            affects=moved_by([f, *(findings[k] for k in rest)]))
     return [f for i, f in enumerate(out) if i not in gone]
 
 
@@ -290,8 +296,7 @@ def _one_per_line(findings: list[Finding]) -> list[Finding]:
         extra = tuple(replace(findings[i], detail=findings[i].summary or findings[i].detail)
                       for i in rest)
         out[host] = replace(findings[host], derived=findings[host].derived + extra,
-                            affects=tuple(h.name for h in HASHES if h.name in findings[host].affects
-                                          or any(h.name in findings[i].affects for i in rest)))
+                            affects=moved_by([findings[i] for i in indices]))
         folded.update(rest)
     return [f for i, f in enumerate(out) if i not in folded]
 
