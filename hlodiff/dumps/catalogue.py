@@ -227,6 +227,22 @@ class MainProgram:
 
 
 _FUNCTION_NAMES = re.compile(r"^FunctionNames\n((?:\d+ \".*\"\n)*)", re.M)
+_FILE_NAMES = re.compile(r"^FileNames\n((?:\d+ \".*\"\n)*)", re.M)
+_TABLE_ROW = re.compile(r'^(\d+) "(.*)"$', re.M)
+_LOCATIONS = re.compile(r"^(\d+) \{file_name_id=(\d+) function_name_id=(\d+) line=(\d+)", re.M)
+
+
+def _functions_of_program(module: DumpModule, head: str) -> dict[int, str] | None:
+    """The functions of a jit_ or pjit_ program's frame tables that JAX would
+    name the program after (``step``, ``make_scaler.<locals>.step`` for
+    ``jit_step``), by their id; None where ``head`` holds no FunctionNames
+    table or the program is not named as JAX names its programs."""
+    table = _FUNCTION_NAMES.search(head)
+    if table is None or not module.program.startswith(("jit_", "pjit_")):
+        return None
+    api, program = module.program.split("_", 1)[0], module.program.split(".", 1)[0]
+    return {int(n): name for n, name in _TABLE_ROW.findall(table.group(1))
+            if jax_module_name(api, name.rsplit(".", 1)[-1]) == program}
 
 
 def compiled_by_framework(module: DumpModule) -> bool:
@@ -241,17 +257,7 @@ def compiled_by_framework(module: DumpModule) -> bool:
     ``jit_init`` is told by its name, as a user's.)"""
     if not is_framework_helper(module.program):  # which also says it is jit_ or pjit_
         return False
-    table = _FUNCTION_NAMES.search(module.head())
-    if table is None:
-        return True
-    api = module.program.split("_", 1)[0]
-    names = {jax_module_name(api, name.rsplit(".", 1)[-1])
-             for name in re.findall(r'^\d+ "(.*)"$', table.group(1), re.M)}
-    return module.program.split(".", 1)[0] not in names
-
-
-_FILE_NAMES = re.compile(r"^FileNames\n((?:\d+ \".*\"\n)*)", re.M)
-_LOCATIONS = re.compile(r"^(\d+) \{file_name_id=(\d+) function_name_id=(\d+) line=(\d+)", re.M)
+    return not _functions_of_program(module, module.head())
 
 
 def traced_function(module: DumpModule) -> frozenset[tuple[str, str, int]] | None:
@@ -263,15 +269,11 @@ def traced_function(module: DumpModule) -> frozenset[tuple[str, str, int]] | Non
     module-level ``step`` are two functions, as are two lambdas. None where
     the module has no frame tables or none holds such a function."""
     head = module.head()
-    table = _FUNCTION_NAMES.search(head)
-    if table is None or not module.program.startswith(("jit_", "pjit_")):
+    functions = _functions_of_program(module, head)
+    if not functions:
         return None
-    api, program = module.program.split("_", 1)[0], module.program.split(".", 1)[0]
-    functions = {int(n): name for n, name in
-                 re.findall(r'^(\d+) "(.*)"$', table.group(1), re.M)
-                 if jax_module_name(api, name.rsplit(".", 1)[-1]) == program}
     files_table = _FILE_NAMES.search(head)
-    files = dict(re.findall(r'^(\d+) "(.*)"$', files_table.group(1), re.M)) if files_table else {}
+    files = dict(_TABLE_ROW.findall(files_table.group(1))) if files_table else {}
     found = {(files.get(file_id, "?"), functions[int(function_id)],
               int(line) if functions[int(function_id)].endswith("<lambda>") else 0)
              for _, file_id, function_id, line in _LOCATIONS.findall(head)
