@@ -26,6 +26,9 @@ from .render.report import markdown, report_document, verdict_line
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
 EXIT_ERROR = 2
+# A path argument or option: hlodiff reads it itself, so that one it cannot
+# read is its one-line error, not click's usage text ("is not readable").
+PATH = click.Path(path_type=Path, readable=False)
 
 
 def format_option(*choices: render.Format):
@@ -67,7 +70,7 @@ def module_file(target: Path) -> Path:
 
 
 @cli.command()
-@click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@click.argument("targets", nargs=-1, required=True, type=PATH)
 @format_option(render.Format.TEXT, render.Format.JSON)
 @strict_option
 def constants(targets: tuple[Path, ...], fmt: str, strict: bool) -> int:
@@ -102,7 +105,7 @@ def constants(targets: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 def output_option(function):
     """``-o FILE``: where ``--format html`` writes its page."""
-    return click.option("-o", "--output", type=click.Path(path_type=Path, readable=False), default=None,
+    return click.option("-o", "--output", type=PATH, default=None,
                         help="With --format html: the file to write the page to.")(function)
 
 
@@ -208,7 +211,7 @@ def diff(paths: tuple[str, ...], select: str | None, all_modules: bool, exit_cod
 
 
 @cli.command("ls")
-@click.argument("target", type=click.Path(path_type=Path, readable=False))
+@click.argument("target", type=PATH)
 @click.option("--explain", is_flag=True, help="Spell out what each part of each file name means.")
 @click.option("--no-count", is_flag=True, help="Do not parse modules to count instructions.")
 @format_option(render.Format.TEXT, render.Format.JSON)
@@ -219,8 +222,8 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> i
     TARGET is a directory written by XLA_FLAGS=--xla_dump_to=DIR (or one
     HLO text file). One row per module; the main program (the user's
     training step before an initialiser, then the most arguments, then the
-    largest) is marked with the reason it was chosen. Exits 2 when a module cannot be
-    read (listed, with its error).
+    largest) is marked with the reason it was chosen. Exits 2 when a module
+    cannot be read (listed, with its error).
     """
     from .dumps import list_dump, load_target
     if strict:
@@ -242,7 +245,7 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> i
 
 
 @cli.command()
-@click.argument("target", type=click.Path(path_type=Path, readable=False))
+@click.argument("target", type=PATH)
 @click.option("--metadata", is_flag=True,
               help="Keep op_type, op_name and source, with stack frames resolved.")
 @click.option("--textconv", is_flag=True,
@@ -283,8 +286,8 @@ def git_setup(apply_: bool) -> None:
 
 
 @cli.command("baseline")
-@click.argument("dump_dir", type=click.Path(path_type=Path, readable=False))
-@click.option("-o", "--output", type=click.Path(path_type=Path, readable=False), default=Path("hlo-baseline.json"),
+@click.argument("dump_dir", type=PATH)
+@click.option("-o", "--output", type=PATH, default=Path("hlo-baseline.json"),
               show_default=True, help="Where to write the baseline.")
 @click.option("--all", "all_modules", is_flag=True, help="Record every module, not only the main one.")
 def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
@@ -302,9 +305,9 @@ def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
 
 
 @cli.command()
-@click.option("--baseline", "baseline_file", required=True, type=click.Path(path_type=Path, readable=False),
+@click.option("--baseline", "baseline_file", required=True, type=PATH,
               help="A file written by `hlodiff baseline`.")
-@click.argument("dump_dir", type=click.Path(path_type=Path, readable=False))
+@click.argument("dump_dir", type=PATH)
 @click.option("--update", is_flag=True, help="Accept the change: rewrite the baseline from DUMP_DIR.")
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.MARKDOWN,
                render.Format.GITHUB, render.Format.HTML)
@@ -314,8 +317,9 @@ def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str,
     """Does DUMP_DIR still compile to the baseline's executable, from the same cache entry?
 
     Exits 0 when unchanged, 1 with the explanation `hlodiff diff` gives
-    when it changed or a cache key moved (it recompiles), 2 on error. --update rewrites the baseline (exit 0).
-    --format html -o FILE writes the explanation as a page (a CI artifact).
+    when it changed or a cache key moved (it recompiles), 2 on error.
+    --update rewrites the baseline (exit 0). --format html -o FILE writes
+    the explanation as a page (a CI artifact).
     """
     from .integrations.baseline import check as check_dump, read, record, write
     from .dumps import load_dump
@@ -343,8 +347,8 @@ def check(baseline_file: Path, dump_dir: Path, update: bool, fmt: str,
 
 
 @cli.command("log")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
-@click.option("--dump", "dump_dir", type=click.Path(path_type=Path, readable=False),
+@click.argument("files", nargs=-1, required=True, type=PATH)
+@click.option("--dump", "dump_dir", type=PATH,
               help="The run's --xla_dump_to directory: explain each recompilation from it.")
 @format_option(render.Format.TEXT, render.Format.JSON)
 def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
@@ -374,7 +378,7 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
 
 
 @cli.command()
-@click.argument("dump_dir", type=click.Path(path_type=Path, readable=False))
+@click.argument("dump_dir", type=PATH)
 @format_option(render.Format.TEXT, render.Format.JSON, render.Format.HTML)
 @output_option
 def recompiles(dump_dir: Path, fmt: str, output: Path | None) -> int:

@@ -57,7 +57,7 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         f"compilation of the {len(unlogged)} retraced program{'s' if len(unlogged) != 1 else ''}; "
         "TF_CPP_VMODULE=device_compiler=1 counts them)")
     named = [p for p in recompiled if p.name]
-    said = f"{len(named)} user program{'s' if len(named) != 1 else ''} recompiled"
+    said = f"{_count(len(named), 'user program')} recompiled"
     if len(named) < len(recompiled):  # TensorFlow's level 1 names nothing: cannot tell
         said += (f"{' and' if named else ','} {len(recompiled) - len(named)} compiled more "
                  "than once unnamed: cannot tell")
