@@ -39,6 +39,16 @@ if TYPE_CHECKING:
 # imported here, not even for type checking: explain imports this module for Report.context.
 
 PLACES = 3  # places of a finding shown as lines
+DERIVED_PLACES = 1  # places of each derived group
+DERIVED_GROUPS = 12  # derived groups given places; a version upgrade folds hundreds
+GRAPH_PLACES = 2  # places a graph starts from (more make a tangle, not a picture)
+SIDE_NODES = 14  # nodes of one side of a graph
+SIDE_MINIMUM = 4  # a side with fewer goes on from what it has
+NEIGHBOURS = 6  # operands or users of one node followed
+ELEMENTS = 64  # changed elements of a literal listed
+LINE_LIMIT = 1200  # characters of a line shown; a longer one is cut in the middle
+LITERAL_LIMIT = 60  # a literal printed longer than this is abbreviated
+NODE_VALUE = 18  # characters of a constant's value a graph node shows
 
 
 def _shown(where: tuple, limit: int = PLACES) -> list:
@@ -52,16 +62,7 @@ def _shown(where: tuple, limit: int = PLACES) -> list:
                                         and any(w.a is None for w in chosen)):
         return chosen
     return [gone, came] + [w for w in chosen if w is not gone and w is not came][:limit - 2]
-DERIVED_PLACES = 1  # places of each derived group
-DERIVED_GROUPS = 12  # derived groups given places; a version upgrade folds hundreds
-GRAPH_PLACES = 2  # places a graph starts from (more make a tangle, not a picture)
-SIDE_NODES = 14  # nodes of one side of a graph
-SIDE_MINIMUM = 4  # a side with fewer goes on from what it has
-NEIGHBOURS = 6  # operands or users of one node followed
-ELEMENTS = 64  # changed elements of a literal listed
-LINE_LIMIT = 1200  # characters of a line shown; a longer one is cut in the middle
-LITERAL_LIMIT = 60  # a literal printed longer than this is abbreviated
-NODE_VALUE = 18  # characters of a constant's value a graph node shows
+
 
 # constants of one tensor type in a run's module.mlir, in file order (dumps/mlir.py)
 MlirConstants = dict[str, list[str]]

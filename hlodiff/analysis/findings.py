@@ -213,22 +213,22 @@ def _related_constants(findings: list[Finding]) -> list[Finding]:
     shorter to print), the other under it."""
     scalars = [i for i, f in enumerate(findings) if f.kind == "constant"
                and _scalar(f.old) is not None and _scalar(f.new) is not None]
-    folded: dict[int, list[int]] = defaultdict(list)
+    folded: dict[int, list[tuple[int, str]]] = defaultdict(list)  # host: (index, relation)
     gone: set[int] = set()
     for i in scalars:
         for j in scalars:
             if i == j or i in gone or j in gone or j in folded:
                 continue
-            if _relation(findings[i], findings[j]) and _typed_first(findings[i], findings[j]):
-                folded[i].append(j)
+            relation = _relation(findings[i], findings[j])
+            if relation and _typed_first(findings[i], findings[j]):
+                folded[i].append((j, relation))
                 gone.add(j)
     out = list(findings)
     for host, rest in folded.items():
         f = findings[host]
-        extra = tuple(replace(findings[k], detail=f"{_relation(f, findings[k])} of it")
-                      for k in rest)
+        extra = tuple(replace(findings[k], detail=f"{relation} of it") for k, relation in rest)
         out[host] = replace(f, derived=f.derived + extra,
-                            affects=moved_by([f, *(findings[k] for k in rest)]))
+                            affects=moved_by([f, *(findings[k] for k, _ in rest)]))
     return [f for i, f in enumerate(out) if i not in gone]
 
 
