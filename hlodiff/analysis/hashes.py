@@ -93,6 +93,9 @@ class HashRule:
     # hashes the serialized module proto: its metadata, and the ids the builder
     # numbers across the whole process, which the text does not print
     hashes_proto: bool = False
+    # hashes what no dump prints (torch-xla's proto holds the Python call
+    # stack): where nothing shows it moved, it is "cannot tell", not unchanged
+    unseen_input: bool = False
 
     @property
     def label(self) -> str:
@@ -132,7 +135,7 @@ HASHES = (
              COMPILE_INPUT, ("pytorch",), "'Computation hash: ...' with PT_XLA_DEBUG_LEVEL=2",
              "torch_xla debug_util post-compilation analysis: the serialized module proto, "
              "metadata and ids in; corpus/gen/HASHES_tf_torch.md",
-             cache_key=False, metadata=True, hashes_proto=True),
+             cache_key=False, metadata=True, hashes_proto=True, unseen_input=True),
     HashRule("graphcore_hlo_hash", "Graphcore HloHash", "Graphcore", COMPILE_INPUT,
              ("tensorflow", None),
              "'Begin XLA compilation: NAME  (Hash: 0x...)' in a Graphcore TensorFlow log",
@@ -227,10 +230,9 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         if own is not None:
             answers = [moves(rule.name, c) for c in list(own) + extra]
             out[rule.name] = True if True in answers else (None if None in answers else False)
-            if out[rule.name] is False and rule.name == "torch_xla_computation_hash":
-                # its proto holds the Python call stack, which the text never
-                # prints: a call wrapped in a lambda on the same line, or a
-                # scheduler's step, moved it between two identical dumps
+            if out[rule.name] is False and rule.unseen_input:
+                # a call wrapped in a lambda on the same line, or a scheduler's
+                # step, moved torch-xla's between two identical dumps
                 out[rule.name] = None
         elif other is None:
             out[rule.name] = None
