@@ -727,6 +727,20 @@ def test_an_xla_option_from_jits_compiler_options_is_advised_there_too(tmp_path)
     assert "compiler_options" in top["advice"]
 
 
+def test_momentum_added_is_a_code_change_not_a_value_folded_away(tmp_path):
+    # optax.sgd(lr) against sgd(lr, momentum=0.9) read "Run b scales or
+    # shifts by 0.9 ... or a value was 1 or 0 in run a, where its multiply is
+    # folded away. Pass such values as arguments.": but the ops came with a
+    # trace per weight, new arguments of the step, which no folding removes.
+    dump_runs(tmp_path, "jax_momentum", "plain", "momentum")
+    report = json.loads(run_cli("diff", str(tmp_path / "plain"), str(tmp_path / "momentum"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert top["kind"] == "op_added" and "constant(0.9)" in top["new"]
+    assert "new parameters" in top["summary"]
+    assert "folded away" not in top["advice"] and "code change" in top["advice"]
+
+
 @pytest.mark.skipif(len(getattr(os, "sched_getaffinity", lambda _: ())(0)) < 2,
                     reason="needs two cores to take one away")
 def test_fewer_cores_is_advised_as_the_machine_not_the_code(tmp_path):

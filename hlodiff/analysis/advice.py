@@ -76,10 +76,14 @@ _SCALAR_CONSTANT = re.compile(r"constant\((.*?)\)[,)]")
 
 def _scales_by_constant(finding: Finding) -> bool:
     """Ops added or removed that multiply or add a scalar constant: what a
-    hyperparameter of 1 or 0 in one run leaves after folding."""
+    hyperparameter of 1 or 0 in one run leaves after folding. Not when they
+    come with parameters of their own: folding takes ops away, never inputs
+    (optax's momentum adds a trace per weight to the step's arguments, and
+    ops that scale it by 0.9)."""
     text = finding.new or finding.old or ""
     return bool(_SCALAR_CONSTANT.search(text)) and any(
-        opcode in text for opcode in ("multiply", "divide", "add", "subtract"))
+        opcode in text for opcode in ("multiply", "divide", "add", "subtract")) and not any(
+        (place.new or place.old or "").startswith("parameter ") for place in finding.where)
 
 
 def _folded_away(kind: str, scaling: str, other: str, code: str, value: str) -> Rule:
