@@ -413,17 +413,34 @@ class _Scanner:
             block["cause"].append(text)
         elif block["section"] == "info" and text.startswith("Graph Hash: "):
             block["key"] = text.split(": ", 1)[1]
+        elif block["section"] == "info" and text.startswith("Number of Graph Inputs: "):
+            block["inputs"] = text.split(": ", 1)[1]
         elif block["section"] == "frames":
             frame = _TORCH_FRAME.match(text)
             if frame:
                 block["frames"].append((frame["function"], frame["file"], int(frame["line"])))
 
     def _torch_end(self) -> None:
-        """The Compilation Analysis block read: one compilation, named by the user's line."""
+        """The Compilation Analysis block read: one compilation, named by the user's line.
+
+        Where every frame printed is library code (``torch.compile``: dynamo
+        compiles its forward, backward and optimizer graphs from its own
+        frames, and the printout stops after eight), the graph is named by
+        its number of inputs instead, as ``hlodiff recompiles`` tells
+        PyTorch/XLA programs apart in a dump: a new batch changes the shapes
+        of a graph's inputs, not their number, while dynamo's graphs of one
+        step take different inputs. Without that count they stay one program.
+        """
         block, self.torch_block = self.torch_block, None
         user = next((f for f in block["frames"] if not is_library_file(f[1])), None)
         where = f"{user[1]}:{user[2]}" if user else None
-        program = f"{TORCH_PROGRAM} at {where}" if where else TORCH_PROGRAM
+        if where:
+            program = f"{TORCH_PROGRAM} at {where}"
+        elif "inputs" in block:
+            inputs = block["inputs"]
+            program = f"{TORCH_PROGRAM} ({inputs} input{'' if inputs == '1' else 's'})"
+        else:
+            program = TORCH_PROGRAM
         self._add(block["line"], program, TORCH_PROGRAM, "pytorch", key=block.get("key"),
                   cause="\n".join(block["cause"]), where=where)
 
