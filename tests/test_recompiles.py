@@ -102,6 +102,30 @@ def test_pytorch_graphs_of_different_inputs_are_different_programs():
     assert find_recompilations(load_dump(CORPUS / "torch_batch_size" / "run_a")) == []
 
 
+TORCH_LOGS = ("torch_compile", "torch_opt_adam")
+
+
+@pytest.mark.parametrize("name", TORCH_LOGS)
+def test_pytorch_recompiles_and_log_count_what_torch_xla_compiled(name):
+    """Each graph hash torch-xla printed is booked to its program: Adam's first step and the
+    steps after it are one program compiled twice at one sync point (8 more inputs: Adam's
+    state); torch.compile's four graphs of one step are four programs."""
+    truth = json.loads((CORPUS / "logs" / f"{name}.truth.json").read_text())
+    dump = CORPUS / "logs" / f"{name}_dump"
+    expected = sorted(p["compilations"] for p in truth["programs"].values()
+                      if p["compilations"] > 1)
+    assert sorted(len(p.modules) for p in find_recompilations(load_dump(dump))) == expected
+    status = 0 if truth["healthy"] else 1
+    run_cli("recompiles", str(dump), expect=status)
+    run_cli("log", str(CORPUS / "logs" / truth["log"]), expect=status)
+    run_cli("log", str(CORPUS / "logs" / truth["log"]), "--dump", str(dump), expect=status)
+
+
+def test_adams_first_step_reads_as_its_state_becoming_inputs():
+    (program,) = find_recompilations(load_dump(CORPUS / "logs" / "torch_opt_adam_dump"))
+    assert program.summary == "SyncTensorsGraph compiled 2 times: #2 14 -> 22 inputs"
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_log_and_dump_of_one_run_side_by_side(case):
     truth = json.loads((case / "truth.json").read_text())

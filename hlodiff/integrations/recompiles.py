@@ -19,6 +19,8 @@ from ..analysis.compare import compare_dumps
 from ..analysis.explain import Report
 from ..dumps import BEFORE, Dump, DumpModule
 from ..dumps.catalogue import compiled_by_framework, traced_function
+from ..dumps.pairing import STRUCTURE_THRESHOLD, Signature, structure
+from ..errors import HlodiffError
 from ..model import Instruction, Module, is_library_file
 from .compile_log import Compilation, Program, entry_types
 
@@ -81,7 +83,9 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
     graph ``SyncTensorsGraph`` and TensorFlow gives Keras' train, test and
     predict steps one name, so for them modules that take different numbers
     of inputs are different programs (a new batch changes shapes, not their
-    number); those share a name, so each is told by its first module. A
+    number), unless a PyTorch/XLA graph is the same step traced again with
+    more inputs (``_join_retraced_graphs``); those share a name, so each is
+    told by its first module. A
     JAX program's name is its function's, and two functions can share it
     (two lambdas, a closure and a module-level function): JAX modules are
     told apart by the function their frame tables name
@@ -99,10 +103,51 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
         elif module.name.frontend == "jax":
             key += (traced_function(module),)
         groups.setdefault(key, []).append(module)
+    groups = _join_retraced_graphs(groups)
     names = Counter(key[0] for key, modules in groups.items() if len(modules) > 1)
     return [(modules[0].normalised if names[key[0]] == 1
              else f"{modules[0].normalised} [module_{modules[0].module_id:04d}]", tuple(modules))
             for key, modules in groups.items() if len(modules) > 1]
+
+
+def _join_retraced_graphs(groups: dict[tuple, list[DumpModule]]) -> dict[tuple, list[DumpModule]]:
+    """PyTorch/XLA groups of different input counts that are one step traced again.
+
+    Adam creates its state inside the first step's graph; from the second
+    step on that state is device data, 8 more inputs for 4 weights, and the
+    new graph takes the first one's place at the same sync point (torch-xla
+    compiled both there and ran the first once). Such a graph is as alike
+    to the one before as two programs of different names must be to pair
+    across runs (``pairing.STRUCTURE_THRESHOLD``); the graphs one step is
+    split into (a forward, a backward, an optimizer update) are not. A group
+    joins the earliest earlier one of its name whose last module is so alike.
+    """
+    torch = [key for key, modules in groups.items() if modules[0].name.frontend == "pytorch"]
+    if len(torch) < 2:
+        return groups
+    signatures: dict[int, Signature | None] = {}
+
+    def signature(module: DumpModule) -> Signature | None:
+        if id(module) not in signatures:
+            try:
+                signatures[id(module)] = Signature(*structure(module.path), module.size)
+            except (HlodiffError, OSError):
+                signatures[id(module)] = None
+        return signatures[id(module)]
+
+    out = {key: list(modules) for key, modules in groups.items()}
+    ordered = sorted(torch, key=lambda key: groups[key][0].module_id)
+    for n, key in enumerate(ordered):
+        first = signature(groups[key][0])
+        for earlier in ordered[:n]:
+            if earlier not in out or earlier[0] != key[0]:
+                continue
+            last = signature(out[earlier][-1])
+            if first is not None and last is not None \
+                    and first.similarity(last) >= STRUCTURE_THRESHOLD:
+                out[earlier] = sorted(out[earlier] + out.pop(key), key=lambda m: m.module_id)
+                break
+    return out
 
 
 def find_recompilations(dump: Dump, context: bool = False) -> list[RecompiledProgram]:
