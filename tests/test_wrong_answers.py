@@ -783,3 +783,23 @@ def test_a_list_of_weights_built_from_a_set_is_the_same_arguments_in_another_ord
     top = report["findings"][0]
     assert top["kind"] == "parameter_order" and "PYTHONHASHSEED" in top["advice"]
     assert not [f for f in report["findings"] if f["kind"] == "parameter"]
+
+
+@pytest.mark.parametrize("run_b, graphs", [("torch_extra_mark_dump", 2), ("torch_compile_dump", 4)])
+def test_a_step_split_into_several_graphs_reads_as_a_split_not_removed_code(run_b, graphs):
+    """An extra xm.mark_step() after backward (or torch.compile) compiles the step of run a
+    in several graphs; the operations missing from the paired graph run in the others (the
+    truth files book each graph torch-xla compiled and ran, corpus/logs/torch_*.truth.json).
+    Before, the diff advised a code change for 'removed: 13 ops' and warned that run a
+    never compiled run b's main program (did it stop before?)."""
+    logs = CORPUS / "logs"
+    document = json.loads(run_cli("diff", str(logs / "torch_plain_dump"), str(logs / run_b),
+                                  "--format", "json", expect=1).stdout)
+    (split,) = document["splits"]
+    assert (split["run"], len(split["modules"])) == ("b", graphs)
+    assert 2 * split["moved"] >= split["missing"] > 0
+    assert not any("did it stop before" in w for w in document["warnings"])
+    removed = [f for f in document["findings"] if f["kind"] == "op_removed"]
+    assert removed and all(f["advice"].startswith("These operations still run") for f in removed)
+    text = run_cli("diff", str(logs / "torch_plain_dump"), str(logs / run_b), expect=1).stdout
+    assert f"Top cause: run b compiled in {graphs} graphs" in " ".join(text.split())

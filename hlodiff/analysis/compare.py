@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -23,7 +24,8 @@ from ..dumps.naming import program_name
 from ..errors import HlodiffError
 from ..model import Module, Origin
 from .diff import Change, diff_modules
-from .explain import ExtraCompilation, ModulePairing, ProgramDiff, Report, StageDiff, explain
+from .explain import (ExtraCompilation, Finding, ModulePairing, ProgramDiff, Report, Split,
+                      StageDiff, explain)
 from .hashes import hashes_proto, moves
 
 if TYPE_CHECKING:
@@ -107,10 +109,15 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
         extra = tuple(ExtraCompilation(run, m.label, m.normalised)
                       for run, modules in (("a", pairing.only_a), ("b", pairing.only_b))
                       for m in modules)
+    splits = _splits(pairing, programs) if unpaired else ()
     step("explaining")
     report = explain(programs, extra, tuple(pairing.notes),
                      comparison_warnings(dump_a, dump_b, pairing, chosen_by_user=not unpaired))
-    missing = _main_in_one_run(dump_a, dump_b, pairing) if unpaired and select is None else ""
+    if splits:
+        report = replace(report, splits=splits, findings=_moved_findings(report.findings, splits))
+    split_modules = {label for split in splits for label in split.modules}
+    missing = _main_in_one_run(dump_a, dump_b, pairing, split_modules) \
+        if unpaired and select is None else ""
     if missing:  # what the two runs share says nothing of the program one never built
         report = replace(report, warnings=(missing, *report.warnings), recompiles=None,
                          same_executable=False if report.same_executable else
@@ -124,19 +131,101 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
         lambda name: (_mlir_constants(pairs[name].a), _mlir_constants(pairs[name].b))))
 
 
-def _main_in_one_run(dump_a: Dump, dump_b: Dump, pairing) -> str:
+def _main_in_one_run(dump_a: Dump, dump_b: Dump, pairing, split: set[str] = frozenset()) -> str:
     """A run's main program that the other run never compiled (its process
     stopped before, or the step was renamed past recognising), or "". The
     programs both compiled said "Same executable", exit 0, where run b had
-    crashed before compiling jit_train_step (a helper session's run)."""
+    crashed before compiling jit_train_step (a helper session's run). A
+    graph of a step the run split (``split``: module labels) is not one:
+    the other run compiled its operations inside its one graph."""
     for run, dump, alone, other in (("a", dump_a, pairing.only_a, "b"),
                                     ("b", dump_b, pairing.only_b, "a")):
         main = dump.main_program()
-        if any(m is main for m in alone) and not compiled_by_framework(main):
+        if any(m is main for m in alone) and not compiled_by_framework(main) \
+                and main.label not in split:
             return (f"run {run}'s main program, {main.normalised or main.label}, has no "
                     f"counterpart in run {other}: run {other} never compiled it (did it stop "
                     "before?), so it cannot have shared its executable")
     return ""
+
+
+def _splits(pairing, programs: list[ProgramDiff]) -> tuple[Split, ...]:
+    """Programs one run compiled in several graphs where the other compiled one.
+
+    The operations one module of a pair lacks (removed from run a's, added
+    to run b's) are looked for in the modules of the same name that only
+    the run lacking them compiled: when most of them are there, they did
+    not go, the run split the program (an extra ``xm.mark_step()`` puts the
+    optimizer update in a graph of its own; ``torch.compile`` compiles the
+    forward, backward and optimizer apart). Operations are matched by opcode
+    and op_type (the op_name's last part without its counter where there is
+    none): names and counters are renumbered per graph.
+    """
+    out = []
+    for pair, program in zip(pairing.pairs, programs):
+        stage = next((s for s in program.stages if s.stage == BEFORE), None) \
+            or (program.stages[0] if program.stages else None)
+        if stage is None:
+            continue
+        for run, kind, kept, alone in (("b", "op_removed", pair.b, pairing.only_b),
+                                       ("a", "op_added", pair.a, pairing.only_a)):
+            others = sorted((m for m in alone if m.normalised == kept.normalised
+                             and m.primary is not None), key=lambda m: m.module_id or 0)
+            missing = Counter(_operation(c.opcode, c.origin) for c in stage.changes
+                              if c.kind == kind)
+            if not others or not missing:
+                continue
+            left, holders = missing.copy(), []
+            for module in others:
+                try:
+                    parsed = module.module(BEFORE if module.stage_file(BEFORE) else None)
+                except (HlodiffError, OSError):
+                    continue
+                found = left & Counter(_operation(i.opcode, parsed.origin(i))
+                                       for _, i in parsed.instructions())
+                if found:
+                    holders.append(module.label)
+                    left -= found
+            total = sum(missing.values())
+            moved = total - sum(left.values())
+            if moved and 2 * moved >= total:
+                whole = pair.a if run == "b" else pair.b
+                out.append(Split(run, program.program, whole.label,
+                                 (kept.label, *(m.label for m in others)), tuple(holders), moved,
+                                 total))
+    return tuple(out)
+
+
+def _operation(opcode: str | None, origin: Origin) -> tuple[str | None, str | None]:
+    """An operation as two graphs of one step both spell it: opcode and op_type."""
+    kind = origin.op_type
+    if not kind and origin.op_name:
+        kind = re.sub(r"\.\d+$", "", origin.op_name.rsplit("/", 1)[-1])
+    return opcode, kind
+
+
+def _moved_findings(findings: tuple[Finding, ...],
+                    splits: tuple[Split, ...]) -> tuple[Finding, ...]:
+    """The removed (or added) operations a split moved to another graph: say so, not that
+    the model code stopped (or started) running them."""
+    out = []
+    for finding in findings:
+        split = next((s for s in splits if s.program == finding.program and finding.kind ==
+                      ("op_removed" if s.run == "b" else "op_added")), None)
+        if split is None:
+            out.append(finding)
+            continue
+        graphs = ", ".join(split.holders)
+        own = "a graph of its own" if len(split.holders) == 1 else "graphs of their own"
+        said = (f"These operations still run: run b runs them in {graphs}, {own}."
+                if split.run == "b" else
+                f"These operations are not new: run a ran them in {graphs}, {own}.")
+        advice = (f"{said} A sync point inside the step splits it (PyTorch/XLA: xm.mark_step(), "
+                  "or a tensor read with .item() or print; torch.compile compiles forward, backward "
+                  "and optimizer apart). Nothing is lost and each graph compiles once; remove "
+                  "the sync point to compile one graph again.")
+        out.append(replace(finding, advice=advice))
+    return tuple(out)
 
 
 _FRAMEWORK_NAMES = {"jax": "JAX", "tensorflow": "TensorFlow", "pytorch": "PyTorch/XLA"}

@@ -50,7 +50,7 @@ BEFORE, AFTER = "before_optimizations", "after_optimizations"
 STAGES = (BEFORE, AFTER)
 
 __all__ = ["ExtraCompilation", "Finding", "ModulePairing", "ProgramDiff", "ProgramVerdict",
-           "Report", "STAGES", "StageDiff", "Where", "explain"]
+           "Report", "STAGES", "Split", "StageDiff", "Where", "explain"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,35 @@ class ExtraCompilation:
 
 
 @dataclass(frozen=True)
+class Split:
+    """Run ``run`` compiled in several graphs what the other run compiled in one.
+
+    ``modules`` are that run's graphs of the program, the one paired with
+    the other run's ``whole`` first; ``holders`` those that hold ``moved``
+    of the ``missing`` operations the paired graph lacks (they still run,
+    elsewhere). A sync point inside the step does this: PyTorch/XLA's
+    ``xm.mark_step()`` or a value read back, or ``torch.compile``'s graphs.
+    """
+
+    run: str  # "a" or "b"
+    program: str
+    whole: str
+    modules: tuple[str, ...]
+    holders: tuple[str, ...]
+    moved: int
+    missing: int
+
+    @property
+    def sentence(self) -> str:
+        """``run b compiled in 2 graphs (...) what run a compiled in 1 (...): ...``"""
+        other = "a" if self.run == "b" else "b"
+        return (f"run {self.run} compiled in {len(self.modules)} graphs "
+                f"({', '.join(self.modules)}) what run {other} compiled in 1 ({self.whole}): "
+                f"{self.moved} of the {self.missing} operations missing from {self.modules[0]} "
+                f"run in {', '.join(self.holders)}")
+
+
+@dataclass(frozen=True)
 class Report:
     """What differs between two runs, and what it means for their executables."""
 
@@ -104,6 +133,7 @@ class Report:
     recompiles: bool | None = None
     programs: tuple[ProgramVerdict, ...] = ()
     extra_compilations: tuple[ExtraCompilation, ...] = ()
+    splits: tuple[Split, ...] = ()  # programs one run compiled in several graphs
     # why the comparison itself may be the wrong one (two frameworks, programs
     # paired only for lack of better): said before anything else
     warnings: tuple[str, ...] = ()

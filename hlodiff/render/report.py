@@ -16,6 +16,8 @@ compiled in one run only are ``extra_compilations``, not findings::
                     "hashes": {name: true | false | null}, "causes": n, "reason": str,
                     "main": bool}],                # the main program first among equals
       "extra_compilations": [{"run": "a" | "b", "module", "program"}],
+      "splits": [{"run": "a" | "b", "program", "whole", "modules": [...], "holders": [...],
+                  "moved", "missing"}],
       "stages": {"before_optimizations": {"a": path, "b": path, "changes": n}, ...},
       "modules": [{"a": label, "b": label, "how": evidence}],
       "findings": [{                            # ranked: most explanatory first
@@ -103,6 +105,10 @@ def report_document(report: Report) -> dict[str, Any]:
                      for p in report.programs],
         "extra_compilations": [{"run": e.run, "module": e.module, "program": e.program}
                                for e in report.extra_compilations],
+        "splits": [{"run": s.run, "program": s.program, "whole": s.whole,
+                    "modules": list(s.modules),
+                    "holders": list(s.holders), "moved": s.moved, "missing": s.missing}
+                   for s in report.splits],
         "stages": {name: dict(info) for name, info in report.stages.items()},
         "modules": [{"a": m.a, "b": m.b, "how": m.how} for m in report.modules],
         "findings": [finding_record(f) for f in report.findings],
@@ -190,6 +196,8 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
         (f" and {len(differing) - 3} more" if len(differing) > 3 else "")
     top = report.top
     cause = f" Top cause: {describe(top, spell)}." if top is not None and top.moves_a_hash else ""
+    if report.splits:  # the removed operations run in the split's other graphs
+        cause = f" Top cause: {spell.value(report.splits[0].sentence)}."
     extra = len(report.extra_compilations)
     extra_text = f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" \
         if extra else ""
