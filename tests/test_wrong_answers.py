@@ -803,3 +803,16 @@ def test_a_step_split_into_several_graphs_reads_as_a_split_not_removed_code(run_
     assert removed and all(f["advice"].startswith("These operations still run") for f in removed)
     text = run_cli("diff", str(logs / "torch_plain_dump"), str(logs / run_b), expect=1).stdout
     assert f"Top cause: run b compiled in {graphs} graphs" in " ".join(text.split())
+
+
+def test_a_layer_setting_baked_in_is_advised_as_one(corpus):
+    # Keras' Dropout(0.1) against Dropout(0.3) on the JAX backend read only
+    # "pass it as an array argument (jnp.asarray)": a layer's rate is no
+    # argument of the step a user could pass so. The advice names such
+    # settings, as TensorFlow's does, and that each value compiles its own.
+    report = json.loads(run_cli("diff", str(corpus / "jax_dropout_rate" / "run_a"),
+                                str(corpus / "jax_dropout_rate" / "run_b"), "--format", "json",
+                                "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("constant", "0.9", "0.8")
+    assert "a dropout rate" in top["advice"] and "a program of its own" in top["advice"]

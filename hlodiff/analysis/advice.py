@@ -179,8 +179,10 @@ RULES = (
          "A PRNG seed or key is baked into the program: pass the key as an argument to the "
          "jitted function."),
     Rule("constant", "jax", _float_scalar,
-         "A Python float is baked into the jitted function: pass it as an array argument "
-         "(jnp.asarray) so changing it does not recompile, or mark it static on purpose."),
+         "A Python float is baked into the jitted function: one it closes over, or a setting "
+         "of a layer or optimizer (a dropout rate, a momentum, a schedule's values); each "
+         "value compiles a program of its own. To change it without recompiling, pass it "
+         "as an array argument (jnp.asarray), or mark it static on purpose."),
     Rule("constant", "tensorflow", _float_scalar,
          "A Python number is baked into the compiled step: one the tf.function captured, or "
          "a setting (a dropout rate, a momentum, a Keras optimizer's clip value); each value "
