@@ -816,3 +816,17 @@ def test_a_layer_setting_baked_in_is_advised_as_one(corpus):
     top = report["findings"][0]
     assert (top["kind"], top["old"], top["new"]) == ("constant", "0.9", "0.8")
     assert "a dropout rate" in top["advice"] and "a program of its own" in top["advice"]
+
+
+def test_a_scan_length_that_sizes_an_input_is_a_loop_length_not_a_batch(tmp_path):
+    # lax.scan over xs[:T] with length=T, T 6 -> 10: the step's xs grows in
+    # its first dimension, and the scan's while loop compares its counter
+    # with T. The top cause read "batch 6 -> 10 in xs" with batch-size advice
+    # (a helper session's RNN run); 10 -> 6 advised dropping a short last batch.
+    dump_runs(tmp_path, "jax_scan_length", "6", "10")
+    for old, new in (("6", "10"), ("10", "6")):
+        report = json.loads(run_cli("diff", str(tmp_path / old), str(tmp_path / new), "--format",
+                                    "json", "--no-cache", expect=1).stdout)
+        top = report["findings"][0]
+        assert top["summary"].startswith(f"loop length {old} -> {new} in xs f32[{old},5,4]")
+        assert "lax.scan" in top["advice"] and "batch" not in top["advice"]

@@ -60,6 +60,11 @@ def _model_dimension(finding: Finding) -> bool:
     return finding.summary.startswith("model dimension ")
 
 
+def _loop_length(finding: Finding) -> bool:
+    """An input's first dimension moved with a loop's bound (findings.py says so)."""
+    return finding.summary.startswith("loop length ")
+
+
 def _shrinks(finding: Finding) -> bool:
     """A dimension got smaller: what a short last batch looks like."""
     pairs = re.findall(r"(\d+) -> (\d+)", finding.summary)
@@ -214,6 +219,12 @@ RULES = (
          "The model's own weights changed shape (a vocabulary, a width, a number of stacked "
          "layers): expected after a change to the model's configuration; each configuration "
          "compiles once."),
+    Rule("parameter", None, _loop_length,
+         "A loop's length changed with this input's first dimension: the number of steps "
+         "a lax.scan or fori_loop runs is a Python int baked into the program (scan's "
+         "length, a sequence length, a loop bound), and each length compiles once. Pad "
+         "sequences to a few fixed lengths (masking the padding), or make the length the "
+         "same in both runs."),
     Rule("parameter", None, _shrinks,
          "An input got smaller, as a short last batch does: use drop_remainder=True (or "
          "drop_last) or pad the last batch to the full size."),

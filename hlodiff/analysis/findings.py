@@ -682,12 +682,49 @@ def _parameters(changes: list[Change], following: dict[int, list[Change]], stage
                                     if o != n)
             dtype_text = f" and {', '.join(retyped)}" if retyped else ""
             what = "PRNG key data" if all(map(_key_data, group_)) else \
-                "model dimension" if state else "batch" if leading else "dimension"
+                "model dimension" if state else \
+                "loop length" if leading and _loop_length(moved, derived, b) else \
+                "batch" if leading else "dimension"
             summary = f"{what} {dims_text}{dtype_text} in {names}{more}"
         out.append(finding("parameter", stage, group_, derived=derived, summary=summary))
     if reordered:
         out.append(_order_finding(reordered, following, stage, b))
     return out
+
+
+def _loop_length(moved: tuple, derived: list[Change], module: Module) -> bool:
+    """Is the first dimension that moved (old -> new) also the bound a while
+    loop tests its counter against, moved the same way: the length a
+    ``lax.scan`` or ``fori_loop`` runs over, a Python int baked into the
+    program, not a batch (a helper session's scan of length 6, then 10,
+    over ``xs[:T]`` read "batch 6 -> 10 in xs")?"""
+    if len(moved) != 1:
+        return False
+    old, new = map(str, moved[0])
+    bounds = [d for d in derived if d.kind == "constant" and (d.old, d.new) == (old, new)]
+    if not bounds:
+        return False
+    conditions = _loop_conditions(module)
+    return any(d.computation in conditions for d in bounds)
+
+
+def _loop_conditions(module: Module) -> frozenset[str]:
+    """The computations a while loop of ``module`` tests whether to go on with,
+    and those they call (a fused compare after optimization)."""
+    found: set[str] = set()
+    for computation in module.computations:
+        for instruction in computation.instructions:
+            if instruction.opcode == "while" and instruction.called_computations:
+                found.add(instruction.called_computations[-1])
+    todo = list(found)
+    while todo:
+        computation = module.by_name.get(todo.pop())
+        for instruction in computation.instructions if computation is not None else ():
+            for callee in instruction.called_computations:
+                if callee not in found:
+                    found.add(callee)
+                    todo.append(callee)
+    return frozenset(found)
 
 
 _U32_SHAPE = re.compile(r"u32\[([\d,]*)\]")
