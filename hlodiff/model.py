@@ -292,6 +292,18 @@ class Origin:
 _BACKWARD_SCOPES = ("transpose(jvp(", "gradient_tape/")
 
 
+def in_backward_pass(op_name: str | None) -> bool:
+    """Is ``op_name`` in the scope of a backward pass, which the framework
+    derives from the forward code?
+
+    >>> in_backward_pass("jit(step)/transpose(jvp(LM))/layers_1/add_any")
+    True
+    >>> in_backward_pass("jit(step)/jvp(LM)/layers_1/add"), in_backward_pass(None)
+    (False, False)
+    """
+    return bool(op_name) and any(scope in op_name for scope in _BACKWARD_SCOPES)
+
+
 def runs_backward(path) -> bool:
     """Does the HLO text at ``path`` run a backward pass (a training step)?
     False where there is no file to read."""

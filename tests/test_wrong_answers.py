@@ -830,3 +830,42 @@ def test_a_scan_length_that_sizes_an_input_is_a_loop_length_not_a_batch(tmp_path
         top = report["findings"][0]
         assert top["summary"].startswith(f"loop length {old} -> {new} in xs f32[{old},5,4]")
         assert "lax.scan" in top["advice"] and "batch" not in top["advice"]
+
+
+RESIDUAL = """HloModule jit_step, entry_computation_layout={(f32[8]{0}, f32[8]{0}, f32[8]{0})->(f32[8]{0}, f32[8]{0})}
+
+ENTRY %main.1 (x.2: f32[8], w.3: f32[8], g.4: f32[8]) -> (f32[8], f32[8]) {
+  %x.2 = f32[8]{0} parameter(0), metadata={op_name="x"}
+  %w.3 = f32[8]{0} parameter(1), metadata={op_name="w"}
+  %g.4 = f32[8]{0} parameter(2), metadata={op_name="g"}
+  %mul.5 = f32[8]{0} multiply(%x.2, %w.3), metadata={op_name="jit(step)/jvp(LM)/layers_0/mul" source_file="model.py" source_line=20}
+  %tanh.6 = f32[8]{0} tanh(%mul.5), metadata={op_name="jit(step)/jvp(LM)/layers_0/tanh" source_file="model.py" source_line=21}
+  FORWARD
+  %mul.8 = f32[8]{0} multiply(%g.4, %tanh.6), metadata={op_name="jit(step)/transpose(jvp(LM))/layers_0/mul" source_file="model.py" source_line=21}
+  %mul.9 = f32[8]{0} multiply(%mul.8, %w.3), metadata={op_name="jit(step)/transpose(jvp(LM))/layers_0/mul" source_file="model.py" source_line=20}
+  BACKWARD
+  ROOT %tuple.12 = (f32[8]{0}, f32[8]{0}) tuple(OUTPUT, GRADIENT)
+}
+"""
+
+
+def test_a_residual_added_shows_the_forward_add_before_the_gradient_sums_it_brings(tmp_path):
+    # A residual `x = x + h` adds one add to the forward pass and, in the
+    # backward pass JAX derives from it, the sums of the gradients that now
+    # reach x twice (add_any in transpose(jvp(...))): more ops there, so the
+    # backward pass's finding came first (a helper session's flax run).
+    a = RESIDUAL.replace("FORWARD\n", "").replace("BACKWARD\n", "") \
+        .replace("OUTPUT", "%tanh.6").replace("GRADIENT", "%mul.9")
+    b = RESIDUAL.replace("FORWARD", '%add.7 = f32[8]{0} add(%x.2, %tanh.6), metadata={op_name='
+                         '"jit(step)/jvp(LM)/layers_0/add" source_file="model.py" source_line=22}') \
+        .replace("BACKWARD", '%add_any.10 = f32[8]{0} add(%mul.9, %g.4), metadata={op_name='
+                 '"jit(step)/transpose(jvp(LM))/layers_0/ln1/add_any" source_file="model.py" '
+                 'source_line=19}\n  %add_any.11 = f32[8]{0} add(%add_any.10, %g.4), metadata={'
+                 'op_name="jit(step)/transpose(jvp(LM))/layers_0/ln1/add_any" '
+                 'source_file="model.py" source_line=19}') \
+        .replace("OUTPUT", "%add.7").replace("GRADIENT", "%add_any.11")
+    report, code = diff(tmp_path, a, b, "--no-cache", expect=1)
+    added = [(f["origin"]["op_name"], f["count"]) for f in report["findings"]
+             if f["kind"] == "op_added"]
+    assert added == [("jit(step)/jvp(LM)/layers_0/add", 1),
+                     ("jit(step)/transpose(jvp(LM))/layers_0/ln1/add_any", 2)]

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from ..dumps.environment import changes_code, is_version
 from ..dumps.naming import classify
-from ..model import Module, element_value
+from ..model import Module, element_value, in_backward_pass
 from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
@@ -402,8 +402,17 @@ def _rank(finding: Finding) -> tuple:
     return (finding.kind != "environment",
             not finding.moves_a_hash and finding.kind != "elided_constant",
             finding.kind in NEVER_COMPILED,
-            finding.stage == AFTER, PRIORITY.get(finding.kind, 4.5),
+            finding.stage == AFTER, _backward_only(finding), PRIORITY.get(finding.kind, 4.5),
             finding.origin.location is None, -finding.count, finding.old or "", finding.new or "")
+
+
+def _backward_only(finding: Finding) -> bool:
+    """Is every place of the finding in a backward pass? The framework derives
+    it from the forward code, so what changed there follows from a change of
+    the forward pass (a residual added in the forward pass adds the gradient
+    sums of the backward pass), and the forward change is the one to show first."""
+    names = [o.op_name for o in finding.origins if o.op_name]
+    return bool(names) and all(map(in_backward_pass, names))
 
 
 # --- across stages ---------------------------------------------------------------------------------
