@@ -869,3 +869,20 @@ def test_a_residual_added_shows_the_forward_add_before_the_gradient_sums_it_brin
              if f["kind"] == "op_added"]
     assert added == [("jit(step)/jvp(LM)/layers_0/add", 1),
                      ("jit(step)/transpose(jvp(LM))/layers_0/ln1/add_any", 2)]
+
+
+def test_layers_stacked_for_a_scan_are_said_so_not_a_model_dimension(tmp_path):
+    # Layers kept apart against the same layers stacked and scanned (flax's
+    # nn.scan): the step's arguments, paired by position across two trees of
+    # weights, read "model dimension 8 -> 3 in nu['layers']['scale']" (a
+    # helper session's flax run read "model dimension 8 -> 16").
+    dump_runs(tmp_path, "jax_stacked_layers", "loop", "scan")
+    for old, new, said in (("loop", "scan", "layers stacked: run b holds the weights of 3 "
+                            "layers stacked, one argument per weight, 41 -> 17 arguments"),
+                           ("scan", "loop", "layers unstacked: run b holds the weights of 3 "
+                            "layers one argument per layer, 17 -> 41 arguments")):
+        report = json.loads(run_cli("diff", str(tmp_path / old), str(tmp_path / new), "--format",
+                                    "json", "--no-cache", expect=1).stdout)
+        top = report["findings"][0]
+        assert top["summary"].startswith(said) and "nn.scan" in top["advice"]
+        assert not [f for f in report["findings"] if "dimension" in f["summary"]]

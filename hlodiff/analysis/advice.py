@@ -60,6 +60,11 @@ def _model_dimension(finding: Finding) -> bool:
     return finding.summary.startswith("model dimension ")
 
 
+def _stacked_layers(finding: Finding) -> bool:
+    """Layers stacked or unstacked between the runs (findings.py says so)."""
+    return finding.summary.startswith(("layers stacked:", "layers unstacked:"))
+
+
 def _loop_length(finding: Finding) -> bool:
     """An input's first dimension moved with a loop's bound (findings.py says so)."""
     return finding.summary.startswith("loop length ")
@@ -219,6 +224,12 @@ RULES = (
          "The model's own weights changed shape (a vocabulary, a width, a number of stacked "
          "layers): expected after a change to the model's configuration; each configuration "
          "compiles once."),
+    Rule("parameter", None, _stacked_layers,
+         "The same layers are one set of weights per layer in one run and stacked into one "
+         "array per weight in the other (flax's nn.scan, a scan over layers, vmapped "
+         "initialisation): a change to the model's code, which compiles once; the "
+         "arguments are paired by position across the two layouts, so what else this "
+         "report says of them is unreliable."),
     Rule("parameter", None, _loop_length,
          "A loop's length changed with this input's first dimension: the number of steps "
          "a lax.scan or fori_loop runs is a Python int baked into the program (scan's "

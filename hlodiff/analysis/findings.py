@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
 from ..model import GENERIC_PARAMETER_NAMES, Module, Origin, element_value, runs_backward
@@ -170,7 +170,7 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
     parameters = [c for c in roots if c.kind == "parameter" and c.a is not None and c.b is not None]
     rest = [c for c in roots if c not in structural and not any(c is p for p in parameters)]
     findings += _structural(structural, following, stage, a, b)
-    findings += _parameters(parameters, following, stage, b)
+    findings += _parameters(parameters, following, stage, a, b)
     groups: dict[tuple, list[Change]] = defaultdict(list)
     rewired = _rewired(roots)
     for change in rest:
@@ -641,11 +641,15 @@ def _lines(changes: list[Change]) -> str:
 # --- the entry parameters ----------------------------------------------------------------------
 
 def _parameters(changes: list[Change], following: dict[int, list[Change]], stage: str,
-                b: Module) -> list[Finding]:
-    """Entry parameters changed in place: one finding per set of moved dimensions,
-    one for a change of order, one per other kind of change."""
+                a: Module, b: Module) -> list[Finding]:
+    """Entry parameters changed in place: one finding for layers stacked into
+    one parameter each, else one per set of moved dimensions, one for a change
+    of order, one per other kind of change."""
     if not changes:
         return []
+    stacked = _stacked_finding(changes, following, stage, a, b)
+    if stacked is not None:
+        return [stacked]
     out = []
     shuffled = _shuffled(changes)
     if shuffled:
@@ -725,6 +729,66 @@ def _loop_conditions(module: Module) -> frozenset[str]:
                     found.add(callee)
                     todo.append(callee)
     return frozenset(found)
+
+
+_ARRAY = re.compile(r"([a-z][a-z0-9]*)\[(\d+)(?:,([\d,]*))?\]")
+
+
+def _stacked_finding(changes: list[Change], following: dict[int, list[Change]], stage: str,
+                     a: Module, b: Module) -> Finding | None:
+    """The layers of one run are stacked in the other (flax's nn.scan, a
+    scanned or vmapped stack of layers): every parameter the other run has
+    and this one does not is L of this run's, one on top of another. The
+    arguments are then paired by position across two trees of weights, and
+    each pair's shapes say nothing (a helper session's flax run read "model
+    dimension 8 -> 16" of an attention bias paired with a norm's scale)."""
+    old, new = _signature(a), _signature(b)
+    found, word = _stacking(old, new), "stacked"
+    if found is None:
+        found, word = _stacking(new, old), "unstacked"
+    if found is None:
+        return None
+    layers, examples = found
+    shown = ", ".join(f"{one} -> {many}" if word == "stacked" else f"{many} -> {one}"
+                      for one, many in examples[:3]) + (", ..." if len(examples) > 3 else "")
+    count_a, count_b = sum(old.values()), sum(new.values())
+    held = "stacked, one argument per weight" if word == "stacked" else "one argument per layer"
+    summary = (f"layers {word}: run b holds the weights of {layers} layers {held}, "
+               f"{count_a} -> {count_b} arguments ({shown})")
+    derived = [d for c in changes for d in following.get(id(c), ())]
+    return finding("parameter", stage, changes, old=f"{count_a} arguments",
+                   new=f"{count_b} arguments", derived=derived, summary=summary)
+
+
+def _signature(module: Module) -> Counter:
+    """The shapes (no layouts) of the program's arguments, counted."""
+    return Counter(str(p.shape.without_layout()) for p in module.entry.parameters
+                   if p.shape is not None)
+
+
+def _stacking(few: Counter, many: Counter) -> tuple[int, list[tuple[str, str]]] | None:
+    """L and (shape, stacked shape) pairs when ``many``'s arguments are
+    ``few``'s with L >= 2 of them stacked along a new first dimension in
+    place of each shape ``few`` lacks; None otherwise."""
+    extra = many - few
+    split = {}
+    for text in extra:
+        match = _ARRAY.fullmatch(text)
+        if match is None:
+            return None
+        split[text] = (int(match.group(2)), f"{match.group(1)}[{match.group(3) or ''}]")
+    if len({layers for layers, _ in split.values()}) != 1:
+        return None
+    layers = next(iter(split.values()))[0]
+    if layers < 2:
+        return None
+    rebuilt = many - extra
+    for text, count in extra.items():
+        rebuilt[split[text][1]] += layers * count
+    if rebuilt != few:
+        return None
+    return layers, sorted(((one, text) for text, (_, one) in split.items()),
+                          key=lambda pair: -extra[pair[1]])
 
 
 _U32_SHAPE = re.compile(r"u32\[([\d,]*)\]")
