@@ -886,3 +886,19 @@ def test_layers_stacked_for_a_scan_are_said_so_not_a_model_dimension(tmp_path):
         top = report["findings"][0]
         assert top["summary"].startswith(said) and "nn.scan" in top["advice"]
         assert not [f for f in report["findings"] if "dimension" in f["summary"]]
+
+
+def test_a_count_of_steps_leads_the_last_step_index_computed_from_it(tmp_path):
+    # Accumulating gradients over K steps, as optax.MultiSteps does, bakes in
+    # K (the counter's modulo) and K - 1 (the step that applies the update).
+    # K 2 -> 4 read "constant 1 -> 3" at the compare, the value the user never
+    # wrote (a helper session's MultiSteps every_k 2 -> 4 run).
+    dump_runs(tmp_path, "jax_every_k", "2", "4")
+    report = json.loads(run_cli("diff", str(tmp_path / "2"), str(tmp_path / "4"), "--format",
+                                "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("constant", "2", "4")
+    assert top["origin"]["op_name"] == "jit(train_step)/jit(remainder)"
+    assert [(d["old"], d["new"], d["detail"]) for d in top["derived"]
+            if d["kind"] == "constant"] == [("1", "3", "x - 1 of it")]
+    assert [f for f in report["findings"] if f["kind"] == "constant"] == [top]

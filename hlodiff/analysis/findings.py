@@ -196,14 +196,17 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
                 if len(old or "") + len(new or "") <= 100 else REWIRED
         findings.append(finding(first.kind, stage, changes, old=old, new=new, derived=derived,
                                 summary=summary))
-    return _related_constants(
-        _one_per_line(_with_incidental_metadata(findings, metadata_noise, stage)))
+    # related values first: of two on one line, the one the user wrote leads
+    return _one_per_line(_related_constants(
+        _with_incidental_metadata(findings, metadata_noise, stage)))
 
 
 # What a framework computes from a hyperparameter and bakes in beside it:
-# dropout keeps 1/(1-p), batch norm 1-momentum, an average 1/n.
-_RELATIONS = (("1 - x", lambda x: 1 - x), ("1/x", lambda x: 1 / x),
-              ("1/(1 - x)", lambda x: 1 / (1 - x)))
+# dropout keeps 1/(1-p), batch norm 1-momentum, an average 1/n, a count of
+# steps k the last step's index k - 1 (optax.MultiSteps' every_k_schedule).
+# (name, function, of whole numbers only: counts)
+_RELATIONS = (("1 - x", lambda x: 1 - x, False), ("1/x", lambda x: 1 / x, False),
+              ("1/(1 - x)", lambda x: 1 / (1 - x), False), ("x - 1", lambda x: x - 1, True))
 
 
 def _related_constants(findings: list[Finding]) -> list[Finding]:
@@ -226,7 +229,9 @@ def _related_constants(findings: list[Finding]) -> list[Finding]:
     out = list(findings)
     for host, rest in folded.items():
         f = findings[host]
-        extra = tuple(replace(findings[k], detail=f"{relation} of it") for k, relation in rest)
+        # what followed from a value follows from the one it is computed from
+        extra = tuple(d for k, relation in rest for d in (
+            replace(findings[k], detail=f"{relation} of it", derived=()), *findings[k].derived))
         out[host] = replace(f, derived=f.derived + extra,
                             affects=moved_by([f, *(findings[k] for k, _ in rest)]))
     return [f for i, f in enumerate(out) if i not in gone]
@@ -246,13 +251,22 @@ def _relation(source: Finding, derived: Finding) -> str:
     y = _scalar(derived.old), _scalar(derived.new)
     if x[0] == x[1]:
         return ""
-    for name, function in _RELATIONS:
+    whole = _whole(source) and _whole(derived)
+    for name, function, counts_only in _RELATIONS:
+        if counts_only and not whole:
+            continue
         try:
             if all(math.isclose(function(a), b, rel_tol=1e-5) for a, b in zip(x, y)):
                 return name
         except ZeroDivisionError:
             continue
     return ""
+
+
+def _whole(finding: Finding) -> bool:
+    """Are the finding's values whole numbers (a count, though a float may hold it)?"""
+    values = [_scalar(v) for v in (finding.old, finding.new)]
+    return all(v is not None and math.isfinite(v) and v.is_integer() for v in values)
 
 
 def _typed_first(a: Finding, b: Finding) -> bool:
