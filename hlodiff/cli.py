@@ -475,6 +475,28 @@ def error_line(err: HlodiffError) -> str:
     return terminal(f"hlodiff: error: {err}")
 
 
+def usage_line(err: click.UsageError, args: list[str]) -> str:
+    """A usage error as one line, like every other error, and where help is:
+    click's own three lines (Usage:, Try, Error:) bury the one that matters.
+    Some errors come without the command they are about (an option missing
+    its value): it is the first of ``args`` that names one."""
+    if err.ctx is not None and err.ctx.command is not cli:
+        command = err.ctx.command_path
+    else:
+        named = next((a for a in args if a in cli.commands), None)
+        command = f"hlodiff {named}" if named else "hlodiff"
+    return terminal(f"hlodiff: error: {_sentence(err.format_message())} "
+                    f"(see {command} --help)")
+
+
+def _sentence(message: str) -> str:
+    """click's message as the rest of a line: one line, lower-case start, no full stop."""
+    message = " ".join(message.split()).rstrip(".")
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    return message
+
+
 def main(argv: list[str] | None = None) -> None:
     if argv is None and hasattr(signal, "SIGPIPE"):
         # Run as a command: a reader that goes away (| head) ends hlodiff as
@@ -491,8 +513,14 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("hlodiff: interrupted", err=True)
         code = EXIT_ERROR
-    except click.ClickException as err:
+    except click.exceptions.NoArgsIsHelpError as err:  # bare `hlodiff`: the help it asks for
         err.show()
+        code = err.exit_code
+    except click.UsageError as err:
+        click.echo(usage_line(err, sys.argv[1:] if argv is None else argv), err=True)
+        code = err.exit_code
+    except click.ClickException as err:
+        click.echo(terminal(f"hlodiff: error: {_sentence(err.format_message())}"), err=True)
         code = EXIT_ERROR
     except RecursionError:
         click.echo("hlodiff: error: input nests too deeply to read", err=True)

@@ -276,3 +276,20 @@ def test_the_markdown_counts_what_xla_then_optimized_differently():
                        expect=1).stdout
     row = next(line for line in markdown.splitlines() if line.startswith("| 1 |"))
     assert f"| {top['count']}, then {top['optimized']} optimized differently |" in row
+
+
+def test_a_usage_error_is_one_line_that_says_where_help_is():
+    # click printed three lines (Usage:, Try ..., Error: ...) and a blank one;
+    # every other error is one line (a new user's session).
+    for args, said in ((["diff", "--foo", "a", "b"], "no such option '--foo'"),
+                       (["diff"], "missing argument 'A B'"),
+                       (["diff", "a", "b", "--format", "x"], "invalid value for '--format'"),
+                       (["log", "--dump"], "option '--dump' requires an argument"),
+                       (["check", "x"], "missing option '--baseline'"),
+                       (["nosuch"], "no such command 'nosuch'")):
+        result = run_cli(*args, expect=2)
+        command = "hlodiff" if args[0] == "nosuch" else f"hlodiff {args[0]}"
+        assert result.stdout == ""
+        assert result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith(f"hlodiff: error: {said}"), result.stderr
+        assert result.stderr.endswith(f" (see {command} --help)\n"), result.stderr
