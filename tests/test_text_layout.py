@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import pytest
 
-from conftest import CORPUS
+from conftest import CORPUS, run_cli
 from hlodiff.analysis.compare import compare
 from hlodiff.render import text as render_text
 from hlodiff.render.report import STAGE_WORDS, markdown
@@ -189,3 +189,67 @@ def test_a_terminal_that_reports_no_width_gets_the_piped_width():
     lines = output.splitlines()
     assert max(map(len, lines)) > 80 and max(map(len, lines)) <= render_text.PIPED_WIDTH
     assert "kind" in output and "count" in output
+
+
+# Every command as a user at a terminal of 80 (or 60) columns meets it: the
+# cases with TensorFlow's long names, many findings, torch's programs, a log
+# with the framework's long lines, a log explained from its dump.
+def _runs(case: str) -> list[str]:
+    return [str(CORPUS / case / "run_a"), str(CORPUS / case / "run_b")]
+
+
+LOGS = CORPUS / "logs"
+COMMANDS = {
+    "diff tf_loop_trip_count": ["diff", *_runs("tf_loop_trip_count")],
+    "diff bench_model_change": ["diff", *_runs("bench_model_change")],
+    "diff tf_keras_uneven_batches": ["diff", *_runs("tf_keras_uneven_batches")],
+    "diff jax_version_upgrade": ["diff", *_runs("jax_version_upgrade")],
+    "diff torch_extra_compilations": ["diff", *_runs("torch_extra_compilations")],
+    "diff torch_hlo_debug": ["diff", *_runs("torch_hlo_debug")],
+    "constants tf_keras_batch_size": ["constants", _runs("tf_keras_batch_size")[0]],
+    "constants jax_learning_rate a b": ["constants", *_runs("jax_learning_rate")],
+    "ls --explain": ["ls", "--explain", _runs("tf_keras_batch_size")[0]],
+    "recompiles tf_recompile_new_shape": ["recompiles",
+                                          str(CORPUS / "tf_recompile_new_shape" / "run")],
+    "log graphcore": ["log", str(LOGS / "graphcore_published_format.log")],
+    "log torch": ["log", str(LOGS / "torch_debug_level1.log")],
+    "log tf_default_logging": ["log", str(LOGS / "tf_default_logging.log")],
+    "log --dump": ["log", str(LOGS / "jax_explain_cache_misses.log"),
+                   "--dump", str(LOGS / "jax_explain_cache_misses_dump")],
+    "git-setup": ["git-setup"],
+}
+# a word cut at its end ("broadcas…"); TensorFlow's names cut after their
+# counter (a_inference_step_480…) are not, nor a name shortened in its middle
+def _cut_words(line: str) -> list[str]:
+    return [word for word in (w.rstrip(",);.") for w in line.split())
+            if len(word) > 1 and word.endswith("…") and "…" not in word[:-1]
+            and not re.search(r"_\d+…$", word)]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_fits_80_and_60_columns_and_cuts_no_word(command, monkeypatch):
+    """No line wider than the page but one word too long for any line (a
+    path, a URL, a key from a log), kept whole to be copied; no word of a
+    value, a name or a sentence cut at its end or split across lines."""
+    for width in (80, 60):
+        monkeypatch.setenv("COLUMNS", str(width))
+        lines = run_cli(*COMMANDS[command], expect=None).stdout.splitlines()
+        assert lines
+        wide = [line for line in lines if len(line) > width and len(line.split()) > 1]
+        assert not wide, (width, wide)
+        cut = [line for line in lines if _cut_words(line)]
+        assert not cut, (width, cut)
+        # a sentence's full stop wrapped away from the name it ends
+        assert not [line for line in lines if line.strip() in (".", ")", ").", ",")]
+
+
+def test_a_long_name_from_a_log_is_not_split_and_its_block_keeps_its_indent(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    text = run_cli(*COMMANDS["log graphcore"], expect=1).stdout
+    # the cluster's name was folded into "...__XlaNu" and "mResourceArgs_2_"
+    assert "cluster_5007650843385306307… compilation #2" in text
+    text = run_cli(*COMMANDS["log --dump"], expect=1).stdout
+    lines = text.splitlines()
+    said = next(n for n, line in enumerate(lines) if line.startswith("  the dump says: #2 x"))
+    # its continuation stays inside the indented block (it went to column 0)
+    assert lines[said + 1] == "    corpus/logs/jax_explain_cache_misses.py:48"

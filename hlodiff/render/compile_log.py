@@ -18,16 +18,18 @@ from . import shorten
 from .escape import terminal
 from .json import SCHEMA_VERSION
 from .report import report_document
-from .text import _set_widths, _share, _table, _widest, console, report as report_text
+from .text import _prose, _set_widths, _share, _table, _widest, console, report as report_text
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _indent(text: str, prefix: str = "    ") -> str:
-    """Several lines from a log, each made safe for a terminal, indented."""
-    return "\n".join(prefix + terminal(line) for line in text.splitlines())
+def _quoted(out, text: str, indent: str = "    ") -> None:
+    """Several lines from a log, each made safe for a terminal, indented and
+    wrapped at spaces, their continuations further in: the framework's own
+    words, none left out and none split."""
+    _prose(out, text, indent=indent, hanging="  ")
 
 
 # --- hlodiff log -----------------------------------------------------------------------
@@ -46,7 +48,7 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
     its explanation)."""
     out = console(stream)
     if not programs:
-        out.print(terminal(_NOTHING), markup=False)
+        _prose(out, _NOTHING)
         return
     compiled = sum(len(p.compilations) for p in programs)
     loads = sum(p.loads for p in programs)
@@ -72,7 +74,7 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         # Retraces stand in only where no compilation is logged: TensorFlow's
         # warning counts the traces of every signature, the row one signature's.
         recompilations = f"{p.retraces} retraces" if _not_logged(p) else str(p.recompilations)
-        row = [terminal(p.name or "(not named in the log)"),
+        row = [terminal(shorten.program(p.name) if p.name else "(not named in the log)"),
                "not logged" if _not_logged(p) else str(len(p.compilations)),
                recompilations if p.name else "?", str(p.loads)]
         if keys:
@@ -93,13 +95,13 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
     table = _table(*columns)
     _set_widths(table, shares)
     for p, row in rows:
-        label = Text(shorten.middle(row[0], shares[0] - (0 if p.user else len(setup))))
+        label = Text(shorten.phrase(row[0], shares[0] - (0 if p.user else len(setup))))
         if not p.user:
             label.append(setup, style="dim")
         if modules:
             row[-1] = shorten.middle(row[-1], shares[len(columns) - 1])
         table.add_row(label, *row[1:], style="bold red" if p.recompiled else None)
-    out.print(terminal(title), markup=False)
+    _prose(out, title)
     out.print(table)
     joined = {entry.program for entry in logged or ()}
     for p in programs:
@@ -117,17 +119,17 @@ def _not_logged(program: Program) -> bool:
 
 
 def _program_details(out, program: Program, causes: bool) -> None:
-    name = program.name or "(not named in the log)"
+    name = shorten.program(program.name) if program.name else "(not named in the log)"
     if len(program.concrete_functions) > 1 or any(n > 1 for _, n in program.concrete_functions):
         functions = ", ".join(f"{c} ({_count(n, 'compilation')})"
                               for c, n in program.concrete_functions)
-        out.print(terminal(f"{name}: concrete functions (one per trace): {functions}"), markup=False)
+        _prose(out, f"{name}: concrete functions (one per trace): {functions}", hanging="  ")
     if program.trace_warning:
-        out.print(terminal(f"{name}: traced at least {program.traces} times; TensorFlow says:"),
-                  markup=False)
-        out.print((_indent(program.trace_warning)), markup=False, soft_wrap=True)
+        _prose(out, f"{name}: traced at least {program.traces} times; TensorFlow says:",
+               hanging="  ")
+        _quoted(out, program.trace_warning)
     if not program.name:
-        out.print(terminal(program.note or _UNNAMED), markup=False)
+        _prose(out, program.note or _UNNAMED)
     if not program.recompiled or not causes:
         return
     for number, c in enumerate(program.compilations[1:], 2):
@@ -135,9 +137,9 @@ def _program_details(out, program: Program, causes: bool) -> None:
         if not said and not c.where:
             continue
         where = f" at {c.where}" if c.where else ""
-        out.print(terminal(f"{name} compilation #{number} ({c.file}:{c.line}){where}"), markup=False)
+        _prose(out, f"{name} compilation #{number} ({c.file}:{c.line}){where}", hanging="  ")
         if said:
-            out.print((_indent(said)), markup=False, soft_wrap=True)
+            _quoted(out, said)
 
 
 def _logged(out, entry: LoggedRecompilation) -> None:
@@ -146,15 +148,16 @@ def _logged(out, entry: LoggedRecompilation) -> None:
                             terminal(f" ({c.file}:{c.line})")))
     said = c.cause or (f"key: {c.key}" if c.key else "")
     if said:
-        out.print(terminal("  the log says:"), markup=False)
-        out.print((_indent(said)), markup=False, soft_wrap=True)
+        out.print("  the log says:")
+        _quoted(out, said)
     if entry.explained is None:
-        out.print("  the dump has no module for it (or for the compilation before it)",
-                  markup=False)
+        _prose(out, "the dump has no module for it (or for the compilation before it)",
+               indent="  ")
         return
     r = entry.explained
-    out.print(terminal(f"  the dump says: {r.line}"), markup=False)
-    report_text(r.report, stream=out.file, title=f"{r.before.label} -> {r.after.label}")
+    _prose(out, f"the dump says: {r.line}", indent="  ", hanging="  ")
+    report_text(r.report, stream=out.file, title=f"{shorten.program(r.before.label)} -> "
+                                                 f"{shorten.program(r.after.label)}")
 
 
 def log_document(programs: list[Program],
@@ -200,12 +203,12 @@ def recompiles_text(dump: str, programs: list[RecompiledProgram],
     """One line per recompiled program, then each recompilation's diff report."""
     out = console(stream)
     if not programs:
-        out.print(terminal(f"No program was compiled more than once in {dump}."), markup=False)
+        _prose(out, f"No program was compiled more than once in {dump}.")
         return
     for p in programs:
         style = "bold red" if p.user else "dim"
         setup = " (framework set-up op: compiled once per shape by design)" if not p.user else ""
-        out.print(Text(terminal(p.summary + setup), style=style))
+        _prose(out, p.summary + setup, style=style, hanging="  ")
     for p in programs:
         if not p.user:
             continue

@@ -123,3 +123,62 @@ def fit(natural: list[int], space: int, floor: int) -> list[int]:
             widths[i] = max(share, floor)
         break
     return widths
+
+
+def token(text: str, width: int) -> str:
+    """One word (no spaces) shortened the way its kind reads best: a
+    ``file:line`` keeps its file name and line, a scope path its last
+    components, anything else loses its middle.
+
+    >>> token("corpus/logs/jax_explain_cache_misses.py:47", 33)
+    '…/jax_explain_cache_misses.py:47'
+    """
+    if len(text) <= width:
+        return text
+    if _LINE.fullmatch(text) and not text.startswith(("{", "(", "[")):
+        return location(text, width)
+    if "/" in text.strip("/") and not any(c in text for c in "{[(,"):
+        return op_name(text, width)
+    return middle(text, width)
+
+
+def words(text: str, width: int) -> str:
+    """``text`` cut after its last whole word that fits ``width``, `` …`` for
+    the rest; where that would leave little, its longest word is shortened
+    instead (``phrase``).
+
+    >>> words("4 ops (multiply, constant(0.5), broadcast)", 40)
+    '4 ops (multiply, constant(0.5), …'
+    >>> words("… < corpus/logs/jax_explain_cache_misses.py:47", 36)
+    '… < …/jax_explain_cache_misses.py:47'
+    """
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, width - 1)
+    if cut >= width // 3:
+        return text[:cut].rstrip() + " " + ELLIPSIS
+    return phrase(text, width)
+
+
+def each_word(text: str, width: int) -> str:
+    """``text`` with every word longer than ``width`` shortened as a
+    ``token``: what is left can be wrapped at spaces and never splits a word."""
+    return "\n".join(" ".join(token(w, width) for w in line.split(" "))
+                     for line in text.split("\n"))
+
+
+def phrase(text: str, width: int) -> str:
+    """A phrase made to fit one line of ``width`` by shortening its longest
+    word first, so the short words around it stay readable.
+
+    >>> phrase("SyncTensorsGraph at corpus/logs/torch_debug.py:66", 40)
+    'SyncTensorsGraph at …/torch_debug.py:66'
+    """
+    parts = text.split(" ")
+    while len(" ".join(parts)) > width:
+        longest = max(range(len(parts)), key=lambda i: len(parts[i]))
+        excess = len(" ".join(parts)) - width
+        if len(parts[longest]) - excess < 8:
+            return middle(text, width)
+        parts[longest] = token(parts[longest], len(parts[longest]) - excess)
+    return " ".join(parts)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 import threading
 import time
 from collections import Counter
@@ -102,6 +103,22 @@ def _text(text: str, style: str | None = None) -> Text:
     return Text(terminal(text), style=style or "")
 
 
+def _prose(out: Console, text: str, style: str | None = None, indent: str = "",
+           hanging: str = "") -> None:
+    """Lines of ``text`` wrapped at spaces to the page, each behind ``indent``
+    (its continuations behind ``indent + hanging``). A word longer than a
+    line (a path, a URL, a cache key) stays whole on a line of its own: it
+    is there to be copied or searched for, and the terminal wraps it."""
+    for line in [terminal(line) for line in text.splitlines()] or [""]:
+        own = line[:len(line) - len(line.lstrip(" "))]  # the text's own indent is kept
+        wrapped = textwrap.wrap(line, out.width, initial_indent=indent,
+                                subsequent_indent=indent + own + hanging,
+                                break_long_words=False, break_on_hyphens=False,
+                                drop_whitespace=True) if line.strip() else [""]
+        for piece in wrapped:
+            out.print(Text(piece, style=style or ""), soft_wrap=True)
+
+
 def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
@@ -136,10 +153,12 @@ def _share(width: int, fixed: list[int], wanted: list[int], floor: int = 12) -> 
 
 
 class _Fitted(Spelling):
-    """Strings from the dump made visible; names shortened to ``width``."""
+    """Strings from the dump made visible; names shortened to ``width``, less
+    the punctuation a sentence puts after a name (``).``), which would
+    otherwise be wrapped onto a line of its own."""
 
     def __init__(self, width: int):
-        self.width = width
+        self.width = width - 2
 
     def value(self, text: str) -> str:
         return terminal(text)
@@ -158,7 +177,7 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
     """Every constant of a module: value, shape and where it came from."""
     out = console(stream)
     out.print(_text(f"{_plural(len(sites), 'constant')} in {module_name}"), style="bold")
-    out.print(_text(path), style="dim", soft_wrap=True)
+    _prose(out, path, style="dim")
     rows = [(str(s.instruction.line), terminal(s.name), terminal(str(s.shape)),
              terminal(abbreviate(s.instruction)), terminal(s.origin.op_name or ""),
              terminal(s.origin_via[0]) if s.origin_via and s.origin.op_name else "",
@@ -166,16 +185,18 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
              s.instruction.literal is not None and s.instruction.literal.elided) for s in sites]
     table = _table(("line", "right"), ("constant", "left"), ("shape", "left"), ("value", "left"),
                    ("origin (op_name, source)", "left"))
-    fixed = [_widest([h] + [r[i] for r in rows]) for i, h in
-             ((0, "line"), (1, "constant"), (2, "shape"))]
-    fixed.append(min(_widest(["value"] + [r[3] for r in rows]), max(out.width // 5, 16)))
-    (origin,) = _share(out.width, fixed, [_widest(["origin (op_name, source)"] + [
-        f"{r[4]}  {r[6]}".strip() for r in rows])], floor=20)
-    table.columns[3].width = fixed[3]
+    fixed = [_widest([h] + [r[i] for r in rows]) for i, h in ((0, "line"), (2, "shape"))]
+    fixed.append(min(_widest(["value"] + [r[3] for r in rows]), max(out.width // 5, 12)))
+    name, origin = _share(out.width, fixed, [
+        _widest(["constant"] + [r[1] for r in rows]),
+        _widest(["origin (op_name, source)"] + [f"{r[4]}  {r[6]}".strip() for r in rows])])
+    table.columns[3].width = fixed[2]
     table.columns[3].overflow = "fold"
-    _set_widths(table, {4: origin})
+    _set_widths(table, {1: name, 4: origin})
+    table.columns[4].no_wrap = False  # its cells fit already; its header wraps, not cut
     for line, constant, shape, value, op_name, via, location, elided in rows:
-        table.add_row(line, constant, shape, Text(value, style="yellow" if elided else ""),
+        table.add_row(line, shorten.token(constant, name), shape,
+                      Text(shorten.each_word(value, fixed[2]), style="yellow" if elided else ""),
                       _origin(op_name, location, origin, via))
     out.print(table)
     if any(r[7] for r in rows):
@@ -229,17 +250,18 @@ def varying_constants_table(paths: list[str], varying, stream: TextIO | None = N
     (origin,) = _share(out.width, fixed, [_widest(["origin (op_name, source)"] + [
         f"{r[3]}  {r[4]}".strip() for r in rows])], floor=20)
     _set_widths(table, {len(fixed): origin})
+    table.columns[len(fixed)].no_wrap = False  # its cells fit already; its header wraps
     for constant, shape, values, op_name, location in rows:
         table.add_row(constant, shape, *values, _origin(op_name, location, origin))
     out.print(table)
     for run, path in zip(runs, paths):
-        out.print(_text(f"{run}: {path}", style="dim"), soft_wrap=True)
+        _prose(out, f"{run}: {path}", style="dim", hanging="  ")
     if undecided:
         out.print(note)
 
 
 def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit] + shorten.ELLIPSIS
+    return shorten.words(text, limit)
 
 
 # --- progress -----------------------------------------------------------------------------
@@ -309,8 +331,7 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     """One row per module, the main program marked and why it was chosen."""
     out = console(stream)
     dump = listing.dump
-    out.print(_text(f"{_plural(len(listing.rows), 'module')} in {dump.root}"), style="bold",
-              soft_wrap=True)
+    _prose(out, f"{_plural(len(listing.rows), 'module')} in {dump.root}", style="bold")
     table = _table(("id", "right"), ("program", "left"), ("stages", "left"), ("size", "right"),
                    ("instructions", "right"), ("main", "left"))
     rows = []
@@ -334,7 +355,7 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     number = "" if main.module_id is None else f"module {main.module_id}, "
     out.print(_text(f"main program: {number}{main.normalised or main.label} "
                     f"({listing.main.reason})"))
-    out.print(_text(f"  {main.path}", style="dim"), soft_wrap=True)
+    _prose(out, str(main.path), style="dim", indent="  ")
     loaded = sum(1 for row in listing.rows if row.module.loaded_from_cache)
     if loaded:
         out.print(_text(f"{_plural(loaded, 'module')} loaded from JAX's persistent cache, not "
@@ -397,7 +418,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     out = out or console(stream)
     spell = _Fitted(out.width)
     if title:
-        out.print(_text(title, style="bold"), soft_wrap=True)
+        _prose(out, title, style="bold", hanging="  ")
     for warning in rep.warnings:  # doubt about the comparison comes before its answer
         out.print(Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
     out.print(Text(verdict_line(rep, spell), style=_verdict_style(rep)))
@@ -454,6 +475,8 @@ def _change(old: str | None, new: str | None, limit: int = _VALUE_LIMIT) -> str:
         parting = next((i for i, (x, y) in enumerate(zip(*shown)) if x != y),
                        min(map(len, shown)))
         start = max(0, parting - limit // 3)
+        word = shown[0].rfind(" ", 0, start + 1) + 1  # from the start of a word, if near
+        start = word if start - word < limit // 3 else start
     return " -> ".join("(none)" if v is None else
                        (shorten.ELLIPSIS if start else "") + _short(v[start:], limit)
                        for v in shown)
@@ -491,19 +514,29 @@ def _findings_table(findings, width: int) -> Table:
     if change < min(natural, 40):  # narrow: one hash name a line leaves more for the change
         moves = _widest(["moves"] + [name + "," for r in rows for name in r[7] or ["nothing"]])
         (change,) = _share(width, fixed + [moves], [natural], floor=20)
+    beside = sum(fixed) + moves + 2 * (len(fixed) + 1) + 20 <= width
+    if not beside:  # narrower still: what each finding moves goes under its change
+        table.columns.pop()
+        (change,) = _share(width, fixed, [natural], floor=20)
     table.columns[2].width = change
     table.columns[2].overflow = "fold"
-    table.columns[4].width = moves
+    if beside:
+        table.columns[4].width = moves
     programs = {f.program for f in findings if f.program}
     for (n, kind, stage, text, count, op_name, location, hashes), f in zip(rows, findings):
-        cell = Text(text)
+        # the cell wraps at spaces; a word too long for the column is
+        # shortened, never split across lines
+        cell = Text(shorten.each_word(text, change))
         if len(programs) > 1 and f.program:  # which program, when they are several
-            cell.append("\n").append(shorten.middle(f"in {terminal(f.program)}", change),
+            cell.append("\n").append(shorten.each_word(f"in {terminal(f.program)}", change),
                                       style="dim")
         if op_name or location:
             cell.append("\n").append_text(_origin(op_name, location, change))
+        moved = Text(", ".join(hashes)) if hashes else Text("nothing", style="dim")
+        if not beside:
+            cell.append("\n").append_text(Text.assemble(("moves ", "dim"), moved))
         table.add_row(n, Text.assemble(kind, "\n", (stage, "dim")), cell, count,
-                      Text(", ".join(hashes)) if hashes else Text("nothing", style="dim"))
+                      *([moved] if beside else []))
     return table
 
 
@@ -612,9 +645,13 @@ def git_setup(settings, applied_to=None, lines_added: int = 0,
         out.print(line)
     out.print("\n# git config (run inside the repository)")
     for key, value in settings.config:
-        out.print(f"git config {key} {_shell_quote(value)}", soft_wrap=True)
-    out.print("\n# one-off: git -c diff.external='hlodiff diff' diff   "
-              "or   git difftool -t hlodiff", soft_wrap=True)
+        # a command too wide goes on with a backslash, so it still pastes as one
+        command = f"git config {key} {_shell_quote(value)}"
+        if len(command) > out.width:
+            command = f"git config {key} \\\n    {_shell_quote(value)}"
+        out.print(command, soft_wrap=True)
+    out.print("\n# one-off: git -c diff.external='hlodiff diff' diff", soft_wrap=True)
+    out.print("#      or: git difftool -t hlodiff", soft_wrap=True)
 
 
 def _shell_quote(text: str) -> str:
