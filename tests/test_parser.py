@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import random
 import struct
 
@@ -214,3 +215,52 @@ def test_a_bracket_group_ends_where_reading_it_a_character_at_a_time_ends_it():
                 starts += 1
                 assert _balanced_end(text, pos) == _group_end(text, pos), (text, pos)
     assert starts > 50_000
+
+
+def _terminal_names() -> set[str]:
+    """Lark's names for the terminals of the grammars (RSQB, METADATA_INT,
+    __ANON_14, the coarse grammar's declared ones): never words for a user."""
+    from hlodiff.syntax.parser import _WORDS
+    from hlodiff.syntax.strict import full_grammar
+    names = {t.name for t in full_grammar().terminals if t.name != t.pattern.value} | set(_WORDS)
+    return {n for n in names if len(n) > 2}  # not 'ENTRY', 'ROOT': HLO's own words
+
+
+def _broken_texts():
+    """XLA's own invalid inputs, and a real dump cut short or missing a character."""
+    for path in sorted((CORPUS / "xla-conformance" / "invalid").glob("*.hlo")):
+        yield path.name, path.read_text()
+    real = (CORPUS / "jax_learning_rate" / "run_a" /
+            "module_0006.jit_train_step.before_optimizations.txt").read_text()
+    chosen = random.Random(7)
+    for n in range(10):
+        at = chosen.randrange(100, len(real) - 1)
+        yield f"cut at {at}", real[:at]
+        yield f"missing {at}", real[:at] + real[at + 1:]
+
+
+def test_a_syntax_error_says_what_was_expected_in_words_not_lark_names():
+    # "unexpected 'parameter', expected an integer, QMARK, RSQB, __ANON_14"
+    # (a new user's session): Lark's names for its terminals reached the user.
+    names = _terminal_names()
+    told = 0
+    for name, text in _broken_texts():
+        for strict in (False, True):
+            try:
+                hlodiff.parse(text, path="bad.hlo", strict=strict)
+            except hlodiff.HloSyntaxError as err:
+                unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "", err.reason)
+                assert not names & set(re.findall(r"\w+", unquoted)), (name, strict, err.reason)
+                told += "expected" in err.reason
+            except hlodiff.HlodiffError:
+                pass
+    assert told > 30
+
+
+def test_a_shape_left_open_says_which_characters_would_close_it():
+    text = "HloModule m\n\nENTRY main {\n  p = f32[ parameter(0)\n  ROOT r = f32[2] add(p, p)\n}\n"
+    for strict in (False, True):
+        with pytest.raises(hlodiff.HloSyntaxError) as caught:
+            hlodiff.parse(text, path="bad.hlo", strict=strict)
+        assert f"{caught.value.location}: {caught.value.reason}" == \
+            "bad.hlo:4:12: unexpected 'parameter', expected an integer, '?', ']' or '<='"

@@ -12,7 +12,7 @@ at once with ``strict=True``.
 from __future__ import annotations
 
 import re
-from functools import partial
+from functools import cache, partial
 from itertools import chain
 from pathlib import Path
 
@@ -385,16 +385,61 @@ def _grammar_error(text: str, err: UnexpectedInput, path: str | None) -> HloSynt
     token = getattr(err, "token", None)
     if token is None or token.type == "$END":
         return syntax_error_at(text, len(text), "the text ends too early", path)
-    expected = sorted(getattr(err, "expected", ()) or ())
-    wanted = ", ".join(_TOKEN_NAMES.get(e, e) for e in expected[:4])
+    wanted = expected_words(getattr(err, "expected", ()) or ())
     return _scan_error(text, ScanError(token.start_pos, f"unexpected {str(token)[:30]!r}"
                                        + (f", expected {wanted}" if wanted else "")), path)
 
 
-# How tokens of the grammars are named in messages.
-_TOKEN_NAMES = {"RBRACE": "'}'", "LBRACE": "'{'", "NAME": "a name", "RPAR": "')'", "LPAR": "'('",
-                "COMMA": "','", "EQUAL": "'='", "INT": "an integer", "STRING": "a string",
-                "OPCODE": "an opcode", "ELEMENT_TYPE": "a shape", "ATTR_NAME": "an attribute"}
+def expected_words(terminals) -> str:
+    """What a grammar expected, in words a person reads: ``']'``, ``a
+    shape``, ``an attribute``; never Lark's names for its terminals
+    (RSQB, METADATA_INT, __ANON_14). Four at most, each said once."""
+    words = _terminal_words()
+    said = list(dict.fromkeys(words.get(t, "") for t in sorted(terminals)))
+    said = [w for w in said if w]
+    return " or ".join(", ".join(said[:4]).rsplit(", ", 1)) if said else ""
+
+
+# Words for the terminals of the grammars a user's text can leave: the
+# coarse grammar's (its tokens come from the scanner), and the complete
+# grammar's that match a pattern. Those that match a fixed string are said
+# as that string.
+_WORDS = {
+    # grammar/hlo.lark
+    "KW_HLOMODULE": "'HloModule'", "MODULE_NAME": "the module's name",
+    "HEADER_ATTR": "a module attribute name=value", "KW_FILENAMES": "'FileNames'",
+    "KW_FUNCTIONNAMES": "'FunctionNames'", "KW_FILELOCATIONS": "'FileLocations'",
+    "KW_STACKFRAMES": "'StackFrames'", "TABLE_ENTRY": "a stack-frame table entry",
+    "KW_ENTRY": "'ENTRY'", "COMP_NAME": "a computation name", "SIGNATURE": "a signature",
+    "BODY": "instructions", "EXEC_THREAD": "execution_thread=",
+    "UNCHANGED_COMPUTATION": "a computation",
+    # grammar/hlo_full.lark
+    "NAME": "a name", "ATTR_NAME": "an attribute", "NAME_COLON": "a name and ':'",
+    "STRING": "a string", "INT": "an integer", "DECIMAL": "a number", "INF": "'inf'",
+    "NAN": "'nan'", "DXD": "window sizes (2x2)", "PAD": "padding (0_0x1_1)",
+    "DIM_LABELS": "dimension labels (b01f_01io->b01f)", "ALIAS_KIND": "an alias kind",
+    "TRUE": "'true'", "FALSE": "'false'", "TUPLE_ELEMENT": "a tuple element (name#0)",
+    "CONSTANT": "an opcode", "PARAMETER": "an opcode", "OPCODE": "an opcode",
+    "BUFFER": "a shape", "ELEMENT_TYPE": "a shape", "LAYOUT_OPEN": "a layout",
+    "DIM_LEVEL": "a dimension level (D, C, S, H)", "TYPE_WORD": "a type",
+    "BOOLEAN_ATTRIBUTE": "an attribute", "INT_ATTRIBUTE": "an attribute",
+    "STRING_ATTRIBUTE": "an attribute", "INT_LIST_ATTRIBUTE": "an attribute",
+    "COMPUTATION_ATTRIBUTE": "an attribute", "COMPUTATION_LIST_ATTRIBUTE": "an attribute",
+    "ENUM_ATTRIBUTE": "an attribute", "WINDOW_SIZES": "a window field (size=)",
+    "METADATA_STRING": "a metadata field", "METADATA_INT": "a metadata field",
+    "BLOB_TEXT": "text", "SHARDING_KIND": "a sharding", "SHARDING_DEVICE": "device=",
+    "SHARDING_DEVICES": "devices=", "SHARDING_LAST_TILE_DIMS": "last_tile_dims=",
+    "SHARDING_METADATA": "metadata=", "SHARD_GROUP": "shard_as or shard_like",
+    "MESH": "a mesh", "GATOM": "a value",
+}
+
+
+@cache
+def _terminal_words() -> dict[str, str]:
+    from .strict import full_grammar
+    words = {t.name: repr(t.pattern.value) for t in full_grammar().terminals
+             if t.pattern.type == "str"}
+    return {**words, "LBRACE": "'{'", "RBRACE": "'}'", **_WORDS}
 
 
 def check(module: Module) -> None:
