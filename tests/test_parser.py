@@ -264,3 +264,13 @@ def test_a_shape_left_open_says_which_characters_would_close_it():
             hlodiff.parse(text, path="bad.hlo", strict=strict)
         assert f"{caught.value.location}: {caught.value.reason}" == \
             "bad.hlo:4:12: unexpected 'parameter', expected an integer, '?', ']' or '<='"
+
+
+def test_every_terminal_of_the_complete_grammar_has_words():
+    """A terminal added to grammar/hlo_full.lark gets its words too: one
+    without would be left out of 'expected ...'."""
+    from hlodiff.syntax.parser import _terminal_words
+    from hlodiff.syntax.strict import full_grammar
+    words = _terminal_words()
+    assert [t.name for t in full_grammar().terminals
+            if t.name not in words and t.name not in ("WS", "COMMENT")] == []
