@@ -169,7 +169,34 @@ def test_a_dump_checked_in_whole_diffs_its_other_files_as_git_would(repo: Path):
     assert "Recompiles (jit_train_step), different executables" in done.stdout
     assert "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-lr 0.01\n+lr 0.02\n" in done.stdout
     assert '-xla_dump_to: "a"\n+xla_dump_to: "b"' in done.stdout
-    assert "Binary files differ: weights.bin" in done.stdout
+    # each with the header git prints itself (diff --git, index, new file
+    # mode), which was left out: a new user's session
+    for name in ("notes.txt", "run.debug_options", "weights.bin"):
+        own = git(repo, "diff", "--no-ext-diff", "--cached", "HEAD", "--", name).stdout
+        assert own.startswith(f"diff --git a/{name} b/{name}\n") and own in done.stdout, own
+
+
+def test_files_that_are_not_hlo_look_as_git_shows_them(repo: Path):
+    """Added, deleted, renamed, changed in the working tree, its mode alone
+    changed, no newline at its end, binary: byte for byte git's own diff."""
+    for name, text in (("notes.txt", "a\nb\n"), ("gone.txt", "x\n"), ("old.txt", "r\ns\nt\nu\n"),
+                       ("mode.txt", "m\n"), ("data.bin", "\0\1")):
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "files")
+    (repo / "notes.txt").write_text("a\nc")
+    (repo / "added.txt").write_text("new\n")
+    (repo / "gone.txt").unlink()
+    git(repo, "mv", "old.txt", "renamed.txt")
+    (repo / "renamed.txt").write_text("r\ns\nt\nv\n")
+    (repo / "mode.txt").chmod(0o755)
+    (repo / "data.bin").write_text("\0\2")
+    git(repo, "add", "added.txt")
+    for staged in ((), ("--cached",)):
+        own = git(repo, "diff", "-M", *staged, "--", ".", ":!model.hlo").stdout
+        through = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "-M", *staged,
+                      "--", ".", ":!model.hlo").stdout
+        assert through == own
 
 
 def test_difftool_titles_each_report_with_its_path(repo: Path):
@@ -202,7 +229,8 @@ def test_a_file_hlodiff_cannot_read_does_not_stop_git(repo: Path):
     (repo / "model.hlo").write_text(text)  # lr 0.02 -> 0.01, between bin.hlo and trunc.hlo
     git(repo, "commit", "-qam", "all three changed")
     external = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "HEAD~1", "HEAD")
-    assert "Binary files differ" in external.stdout and "bin.hlo: is a binary file" in external.stderr
+    assert "Binary files a/bin.hlo and b/bin.hlo differ\n" in external.stdout
+    assert "bin.hlo: is a binary file" in external.stderr
     assert "+++ b/trunc.hlo" in external.stdout
     assert "Recompiles (jit_train_step), different executables" in external.stdout  # model.hlo
     (repo / ".gitattributes").write_text("*.hlo diff=hlo\n")
@@ -218,4 +246,6 @@ def test_an_added_binary_file_under_an_hlo_name_is_shown_as_git_would(repo: Path
     git(repo, "add", "bin.hlo")
     git(repo, "commit", "-qm", "a binary file")
     done = git(repo, "-c", f"diff.external={HLODIFF} diff", "diff", "HEAD~1", "HEAD")
-    assert "Binary files differ" in done.stdout and "a new program" not in done.stdout
+    assert "new file mode 100644\nindex 0000000..57ac8df\n" \
+        "Binary files /dev/null and b/bin.hlo differ\n" in done.stdout
+    assert "a new program" not in done.stdout

@@ -35,13 +35,16 @@ class DiffRequest:
 
     ``a`` / ``b`` are None for the side of an added or deleted file.
     ``title`` is the path in the repository (git's temporary files have
-    meaningless names); ``under_git`` says git called us.
+    meaningless names); ``under_git`` says git called us. ``external`` holds
+    the 7 or 9 arguments of git's external diff, from which a file that is
+    not HLO gets the header git itself prints (``diff --git``, ``index``).
     """
 
     a: str | None
     b: str | None
     title: str | None
     under_git: bool
+    external: tuple[str, ...] = ()
 
 
 def diff_request(args: tuple[str, ...], env: Mapping[str, str]) -> DiffRequest:
@@ -60,15 +63,55 @@ def diff_request(args: tuple[str, ...], env: Mapping[str, str]) -> DiffRequest:
         title = env.get("BASE") if under_git else None
         return DiffRequest(_side(args[0]), _side(args[1]), title, under_git)
     if len(args) == 7:
-        return DiffRequest(_side(args[1]), _side(args[4]), args[0], under_git)
+        return DiffRequest(_side(args[1]), _side(args[4]), args[0], under_git, tuple(args))
     if len(args) == 9:
-        return DiffRequest(_side(args[1]), _side(args[4]), f"{args[0]} -> {args[7]}", under_git)
+        return DiffRequest(_side(args[1]), _side(args[4]), f"{args[0]} -> {args[7]}", under_git,
+                           tuple(args))
     raise HlodiffError(f"diff takes A B, or the 7 or 9 arguments git passes to an external "
                        f"diff; got {len(args)}")
 
 
 def _side(path: str) -> str | None:
     return None if path == NULL else path
+
+
+_ABBREV = 7  # git's shortest object name, as its index lines print it
+
+
+def _git_header(args: tuple[str, ...]) -> tuple[str, str, str]:
+    """The file's paths before and after, and the lines git prints between
+    ``diff --git`` and ``---``, from git's external-diff arguments."""
+    path, old, old_hex, old_mode, new, new_hex, new_mode = args[:7]
+    if len(args) == 9:  # a rename: git hands over its header lines
+        return path, args[7], args[8] if args[8].endswith("\n") or not args[8] else args[8] + "\n"
+    return path, path, _header(old, old_hex, old_mode, new, _object_name(new, new_hex), new_mode)
+
+
+def _object_name(path: str, given: str) -> str:
+    """A file's object name; git gives none (zeros) for a working-tree file,
+    and prints the one it computes."""
+    if path == NULL or given.strip("0"):
+        return given
+    try:
+        done = subprocess.run(["git", "hash-object", "--", path], capture_output=True, text=True,
+                              timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return given
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else given
+
+
+def _header(old: str, old_hex: str, old_mode: str, new: str, new_hex: str,
+            new_mode: str) -> str:
+    """The lines git prints between ``diff --git`` and ``---`` for a file."""
+    before, after = old_hex[:_ABBREV], new_hex[:_ABBREV]
+    if old == NULL:
+        return f"new file mode {new_mode}\nindex {'0' * _ABBREV}..{after}\n"
+    if new == NULL:
+        return f"deleted file mode {old_mode}\nindex {before}..{'0' * _ABBREV}\n"
+    modes = f"old mode {old_mode}\nnew mode {new_mode}\n" if old_mode != new_mode else ""
+    if old_hex == new_hex:
+        return modes
+    return modes + f"index {before}..{after}" + ("" if modes else f" {new_mode}") + "\n"
 
 
 def is_hlo(request: DiffRequest) -> bool:
@@ -95,20 +138,28 @@ def starts_as_hlo(path: str) -> bool:
 
 
 def plain_diff(request: DiffRequest) -> str:
-    """What git would show for a file that is not HLO: a unified diff of its
-    lines, or a line saying that binary files differ."""
+    """What git would show for a file that is not HLO: its ``diff --git``
+    header (as git's external diff), then a unified diff of its lines, or
+    the line saying that binary files differ."""
+    title = request.title or request.b or request.a or ""
+    old, new, header = _git_header(request.external) if request.external else (title, title, "")
+    head = f"diff --git a/{old} b/{new}\n{header}" if request.external else ""
+    labels = (f"a/{old}" if request.a is not None else NULL,
+              f"b/{new}" if request.b is not None else NULL)
     texts = []
     for side in (request.a, request.b):
         if side is None:
             texts.append([])
             continue
         data = Path(side).read_bytes()
-        if b"\0" in data[:8192]:
+        if b"\0" in data[:8000]:  # as git tells binary files
+            if request.external:
+                return f"{head}Binary files {labels[0]} and {labels[1]} differ\n"
             return f"Binary files differ: {request.title or side}\n"
         texts.append(data.decode("utf-8", errors="replace").splitlines(keepends=True))
-    title = request.title or request.b or request.a or ""
-    lines = unified_diff(texts[0], texts[1], f"a/{title}", f"b/{title}")
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    lines = unified_diff(texts[0], texts[1], *labels)
+    return head + "".join(line if line.endswith("\n") else
+                          line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 # --- setting git up -----------------------------------------------------------------------
