@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -51,6 +52,22 @@ def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
+# A word long enough to overflow a cell (a module's file name, an HLO line's
+# operand list), and where it may break: after each part's end.
+_LONG_WORD = re.compile(r"[^\s<>]{20,}")
+_PART_END = re.compile(r"([._/,=])(?=\S)")
+
+
+def _code(text: str) -> str:
+    """``text`` escaped (escape.html), with a place to break the line
+    (``<wbr>``, which copies as nothing) after each '.', '_', '/', ',' and
+    '=' of a long word: a file name or an HLO line wraps between its parts,
+    not in the middle of one (``before_op`` / ``timizations.txt``). The
+    stylesheet's ``overflow-wrap: anywhere`` is left for a part too long
+    for its cell."""
+    return _LONG_WORD.sub(lambda word: _PART_END.sub(r"\1<wbr>", word.group()), html(text))
+
+
 def _hash(source: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode()
 
@@ -71,12 +88,12 @@ def recompiles_page(dump: str, programs: list[RecompiledProgram]) -> str:
                           f"{'s' if len(user) != 1 else ''} compiled more than once") if user \
         else ("good", "No recompile", "no user program compiled more than once")
     lines = "".join(
-        f'<li class="{"" if p.user else "muted"}"><span class="mono">{html(p.summary)}</span>'
+        f'<li class="{"" if p.user else "muted"}"><span class="mono">{_code(p.summary)}</span>'
         + ("" if p.user else " (framework set-up op: compiled once per shape by design)")
         + "</li>" for p in programs)
     verdict = _header(mood, main, second, after=f'<ul class="notes">{lines}</ul>')
     facts = (f'<div class="facts"><section><h2>Run</h2><table><tr><th>dump</th>'
-             f'<td class="path">{html(dump)}</td></tr></table></section></div>')
+             f'<td class="path">{_code(dump)}</td></tr></table></section></div>')
     sections, findings, n = [], [], 1
     for p in user:
         for r in p.recompilations:
@@ -84,7 +101,7 @@ def recompiles_page(dump: str, programs: list[RecompiledProgram]) -> str:
             n += len(r.report.findings)
             findings += r.report.findings
             sections.append(
-                f'<section class="recompilation"><h2 class="mono">{html(p.program)} '
+                f'<section class="recompilation"><h2 class="mono">{_code(p.program)} '
                 f'{html(r.line)}</h2><p class="muted">{html(r.before.label)} -&gt; '
                 f'{html(r.after.label)}: {html(verdict_line(r.report))}</p>'
                 f'{causes or _no_causes(r.report)}</section>')
@@ -161,8 +178,8 @@ def _key(title: str, moved: bool | None) -> str:
 
 
 def _facts(report: Report, run_a: str, run_b: str) -> str:
-    runs = (f'<section><h2>Runs</h2><table><tr><th>run a</th><td class="path">{html(run_a)}'
-            f'</td></tr><tr><th>run b</th><td class="path">{html(run_b)}</td></tr></table>'
+    runs = (f'<section><h2>Runs</h2><table><tr><th>run a</th><td class="path">{_code(run_a)}'
+            f'</td></tr><tr><th>run b</th><td class="path">{_code(run_b)}</td></tr></table>'
             "</section>")
     return (f'<div class="facts">{runs}{_files(report)}{_programs(report)}'
             f"{_extra(report)}{_notes(report)}</div>")
@@ -179,13 +196,13 @@ def _files(report: Report) -> str:
         if not info.get("changes") or not single and program != main:
             continue
         a, b = _base(info.get("a")), _base(info.get("b"))
-        files = html(a) if a == b else f"{html(a)}<br>{html(b)}"
+        files = _code(a) if a == b else f"{_code(a)}<br>{_code(b)}"
         rows.append(f'<tr><td>{html(STAGE_WORDS.get(stage, stage))}</td><td>{info["changes"]}</td>'
                     f'<td class="path">{files}</td></tr>')
     if not rows:
         return ""
     title = "Stages that differ" if single else \
-        f'Stages that differ in <span class="mono">{html(main)}</span>'
+        f'Stages that differ in <span class="mono">{_code(main)}</span>'
     return (f'<section><h2>{title}</h2><table><tr><th>stage</th><th>changes</th>'
             f'<th>file (run a, run b)</th></tr>{"".join(rows)}</table></section>')
 
@@ -206,9 +223,9 @@ def _programs(report: Report) -> str:
     def row(p: ProgramVerdict) -> str:
         counts = ", ".join(changes.get("" if single else p.program, []))
         reason = f'<div class="muted">{html(p.reason)}</div>' if p.reason else ""
-        return (f'<tr><td class="mono">{html(p.program)}{" (main)" if p.main else ""}{reason}</td>'
-                f'<td class="path">{html(p.a or "(none)")}</td>'
-                f'<td class="path">{html(p.b or "(none)")}</td><td>{html(p.how)}</td>'
+        return (f'<tr><td class="mono">{_code(p.program)}{" (main)" if p.main else ""}{reason}</td>'
+                f'<td class="path">{_code(p.a or "(none)")}</td>'
+                f'<td class="path">{_code(p.b or "(none)")}</td><td>{html(p.how)}</td>'
                 f"<td>{html(counts)}</td><td>{_yes_no(p.recompiles)}</td>"
                 f"<td>{_yes_no(p.same_executable, good=True)}</td><td>{p.causes}</td></tr>")
     head = ('<tr><th>program</th><th>run a module</th><th>run b module</th><th>paired by</th>'
@@ -232,7 +249,7 @@ def _unchanged(program: ProgramVerdict) -> bool:
 def _extra(report: Report) -> str:
     if not report.extra_compilations:
         return ""
-    items = "".join(f'<li>run {e.run} alone compiled <span class="mono">{html(e.module)}</span></li>'
+    items = "".join(f'<li>run {e.run} alone compiled <span class="mono">{_code(e.module)}</span></li>'
                     for e in report.extra_compilations)
     return f'<section class="wide"><h2>Extra compilations</h2><ul class="notes">{items}</ul></section>'
 
@@ -335,7 +352,7 @@ def _change(old: str | None, new: str | None) -> str:
     def one(value: str | None, side: str) -> str:
         if not value:
             return '<span class="none">(none)</span>'
-        return f'<span class="{side}">{html(_short(value))}</span>'
+        return f'<span class="{side}">{_code(_short(value))}</span>'
     return f'{one(old, "old")}<span class="arrow">→</span>{one(new, "new")}'
 
 
@@ -343,15 +360,15 @@ def _origin(finding: Finding) -> str:
     origin = finding.origin
     rows = []
     if origin.location:
-        rows.append(f'<dt>source line</dt><dd><span class="source">{html(origin.location)}'
+        rows.append(f'<dt>source line</dt><dd><span class="source">{_code(origin.location)}'
                     "</span></dd>")
     if origin.op_name:
-        rows.append(f'<dt>op_name</dt><dd class="mono">{html(origin.op_name)}</dd>')
+        rows.append(f'<dt>op_name</dt><dd class="mono">{_code(origin.op_name)}</dd>')
     if origin.op_type:
-        rows.append(f'<dt>op_type</dt><dd class="mono">{html(origin.op_type)}</dd>')
+        rows.append(f'<dt>op_type</dt><dd class="mono">{_code(origin.op_type)}</dd>')
     if origin.stack:
         frames = [f'<li><span class="fn">{html(f.function)}</span> '
-                  f'<span class="path">{html(f"{f.file}:{f.line}")}</span></li>'
+                  f'<span class="path">{_code(f"{f.file}:{f.line}")}</span></li>'
                   for f in origin.stack]
         shown = "".join(frames[:STACK_SHOWN])
         rest = len(frames) - STACK_SHOWN
@@ -361,7 +378,7 @@ def _origin(finding: Finding) -> str:
         rows.append(f'<dt>call stack</dt><dd><ol class="stack">{shown}</ol>{more}</dd>')
     others = [o for o in finding.origins if o != origin and o.op_name]
     if others:
-        listed = ", ".join(f'<span class="mono">{html(o.op_name)}</span>'
+        listed = ", ".join(f'<span class="mono">{_code(o.op_name)}</span>'
                            + (f" ({html(o.location)})" if o.location else "")
                            for o in others[:ORIGINS_LISTED])
         more = f" and {len(others) - ORIGINS_LISTED} more" if len(others) > ORIGINS_LISTED else ""
@@ -388,8 +405,8 @@ def _places(places: tuple[Place, ...], context: FindingContext, count: int) -> s
 def _files_of(context: FindingContext) -> str:
     """The files the lines are in, once: run a's and b's are usually named alike."""
     a, b = _base(context.path_a), _base(context.path_b)
-    files = f'<span class="mono">{html(a)}</span>' if a == b else \
-        f'run a <span class="mono">{html(a)}</span>, run b <span class="mono">{html(b)}</span>'
+    files = f'<span class="mono">{_code(a)}</span>' if a == b else \
+        f'run a <span class="mono">{_code(a)}</span>, run b <span class="mono">{_code(b)}</span>'
     return f'<div class="files">in {files}</div>'
 
 
@@ -398,7 +415,7 @@ def _lines(places: tuple[Place, ...]) -> str:
     out, computation = [], None
     for place in places:
         where = "" if place.computation == computation else \
-            f'<div class="where">computation <span class="mono">{html(place.computation)}</span></div>'
+            f'<div class="where">computation <span class="mono">{_code(place.computation)}</span></div>'
         computation = place.computation
         out.append(f'<div class="place">{where}<div class="pair">{_run("a", place.a)}'
                    f'{_run("b", place.b)}</div>{_literal(place.literal)}</div>')
@@ -408,7 +425,7 @@ def _lines(places: tuple[Place, ...]) -> str:
 def _run(run: str, line) -> str:
     if line is None:
         return f'<div class="run {run} missing">not in run {run}</div>'
-    code = "".join(f'<span class="{"chg" if p.changed else "dim"}">{html(p.text)}</span>'
+    code = "".join(f'<span class="{"chg" if p.changed else "dim"}">{_code(p.text)}</span>'
                    for p in line.pieces)
     return (f'<div class="run {run}"><div class="label"><b>run {run}</b> · line {line.number}</div>'
             f"<code>{code}</code></div>")
@@ -465,18 +482,18 @@ def _half(run: str, side: Side, ids: dict[str, str]) -> str:
 
 
 def _node_template(identifier: str, run: str, node: Node) -> str:
-    rows = [f'<div class="head">run {run}: <span class="mono">{html(node.name)}</span> '
+    rows = [f'<div class="head">run {run}: <span class="mono">{_code(node.name)}</span> '
             f"({html(node.status)}), line {node.number}</div>",
             f"<code>{html(node.line)}</code>"]
     if node.location:
         rows.append(f'<div>source line <span class="source mono">{html(node.location)}</span></div>')
     if node.op_name:
-        rows.append(f'<div>op_name <span class="mono">{html(node.op_name)}</span></div>')
+        rows.append(f'<div>op_name <span class="mono">{_code(node.op_name)}</span></div>')
     if node.stack:
         frames = "".join(f"<li>{html(frame)}</li>" for frame in node.stack)
         rows.append(f'<ol class="stack">{frames}</ol>')
     if node.partner:
-        rows.append(f'<div class="muted">paired with <span class="mono">{html(node.partner)}'
+        rows.append(f'<div class="muted">paired with <span class="mono">{_code(node.partner)}'
                     f"</span> in run {'b' if run == 'a' else 'a'}</div>")
     return f'<template id="{identifier}">{"".join(rows)}</template>'
 
