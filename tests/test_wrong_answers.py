@@ -902,3 +902,22 @@ def test_a_count_of_steps_leads_the_last_step_index_computed_from_it(tmp_path):
     assert [(d["old"], d["new"], d["detail"]) for d in top["derived"]
             if d["kind"] == "constant"] == [("1", "3", "x - 1 of it")]
     assert [f for f in report["findings"] if f["kind"] == "constant"] == [top]
+
+
+def test_a_value_that_becomes_another_constants_value_is_still_a_constant_change(tmp_path):
+    # An EMA decay 0.99 -> 0.999 beside Adam's b2 = 0.999 read "removed: 4 ops
+    # (constant(0.99), broadcast)" with code-change advice: JAX keeps one
+    # constant (and one broadcast) per value, so at 0.999 the EMA reads Adam's
+    # and its own disappear; 1 - decay, 0.01 (the learning rate's) then 0.001
+    # (Adam's 1 - b2), read "operands" (a helper session's optax run).
+    dump_runs(tmp_path, "jax_ema_decay", "0.99", "0.999")
+    report = json.loads(run_cli("diff", str(tmp_path / "0.99"), str(tmp_path / "0.999"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    kinds = [f["kind"] for f in report["findings"]]
+    assert kinds == ["constant"], report["findings"]
+    top = report["findings"][0]
+    values = {(top["old"], top["new"])} | {(d["old"], d["new"]) for d in top["derived"]
+                                           if d["kind"] == "constant"}
+    assert {("0.99", "0.999"), ("0.01", "0.001")} <= values
+    assert top["origin"]["source_line"] == 28  # the EMA's line, not Adam's
+

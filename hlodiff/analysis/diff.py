@@ -34,6 +34,11 @@ READS_ANOTHER = "reads another value"
 RETURNS_ANOTHER = "returns another value"
 
 
+# Ops that carry one value on unchanged (a scalar broadcast to a shape, a
+# reshape): a constant is read through them.
+_CARRIERS = frozenset({"broadcast", "reshape", "bitcast", "copy"})
+
+
 def calls(instruction: Instruction) -> dict[str, list[str]]:
     from .align import calls as called
     return called(instruction)
@@ -378,6 +383,9 @@ class _ComputationDiff:
     def origin_a(self, x: Instruction) -> Origin:
         return self._origin(self.alignment.a, x, "a")
 
+    def _origin_of(self, instruction: Instruction, side: str) -> Origin:
+        return self.origin_b(instruction) if side == "b" else self.origin_a(instruction)
+
     # changes --------------------------------------------------------------------------------
 
     def changes(self) -> list[Change]:
@@ -391,7 +399,7 @@ class _ComputationDiff:
         for y in m.b.instructions:
             x_name = self.reverse.get(y.name)
             if x_name is None:
-                out.append(self._one_sided("op_added", None, y))
+                out.extend(self._one_sided("op_added", None, y))
                 continue
             how = m.how.get(x_name)
             x = m.a.by_name[x_name]
@@ -413,7 +421,7 @@ class _ComputationDiff:
             else:
                 out.extend(self._compare(x, y))
         for x in m.unmatched_a:
-            out.append(self._one_sided("op_removed", x, None))
+            out.extend(self._one_sided("op_removed", x, None))
         out.extend(self._root_change())
         if self.is_entry:
             out.extend(self._parameter_count())
@@ -441,47 +449,109 @@ class _ComputationDiff:
                       line_a=x.line if x is not None else None,
                       line_b=y.line if y is not None else None, **extra)
 
-    def _one_sided(self, kind: str, x: Instruction | None, y: Instruction | None) -> Change:
+    def _one_sided(self, kind: str, x: Instruction | None, y: Instruction | None) -> list[Change]:
         instruction = y if y is not None else x
+        side = "b" if y is not None else "a"
         if instruction.opcode == "convert":
             converted = self._dtype_conversion(x, y)
             if converted is not None:
-                return converted
-        instead = self._read_instead(instruction, "b" if y is not None else "a") \
+                return [converted]
+        if instruction.opcode in _CARRIERS and self._carried_constant(instruction, side):
+            return []  # the value it carries changed: that constant's change says it
+        instead = self._read_instead(instruction, side) \
             if instruction.opcode == "constant" else None
         if instead is not None:  # a value changed where the other run shares a constant
             changed = self._constant_change(instead, y) if y is not None else \
                 self._constant_change(x, instead)
-            if changed:
-                return changed[0]
+            if changed:  # where this run's own constant is used says where the value is
+                return [replace(changed[0], origin=self._origin_of(instruction, side))]
         text = f"{_opcode_text(instruction)} {instruction.shape}" if instruction.shape \
             else _opcode_text(instruction)
         if kind == "op_added":
-            return self._change(kind, None, text, None, y)
-        return self._change(kind, text, None, x, None)
+            return [self._change(kind, None, text, None, y)]
+        return [self._change(kind, text, None, x, None)]
+
+    def _carried_constant(self, carrier: Instruction, side: str) -> bool:
+        """Does ``carrier`` (a broadcast, reshape... of one run only) carry a
+        constant whose value the other run reads from a constant it shares
+        (see _read_instead)?"""
+        computation = self.match.b if side == "b" else self.match.a
+        pairs = self.reverse if side == "b" else self.match.pairs
+        source = carrier
+        while source.opcode in _CARRIERS and len(source.operands) == 1:
+            source = computation.by_name.get(source.operands[0])
+            if source is None or source.name in pairs:
+                return False
+        if source.opcode != "constant":
+            return False
+        instead = self._read_instead(source, side)
+        return instead is not None and bool(
+            self._constant_change(instead, source) if side == "b" else
+            self._constant_change(source, instead))
 
     def _read_instead(self, constant: Instruction, side: str) -> Instruction | None:
         """The constant of the other run that the users of ``constant`` (one
         run has, the other not) read there instead, where they all read one
         and it has its own twin: XLA keeps one constant per value, so a clip
         norm of 1 reads Adam's 1 in one run, and a 0.5 of its own in the
-        other. Their values then differ at these users; None otherwise."""
+        other. Their values then differ at these users; None otherwise.
+        A user may read it through broadcasts and reshapes of this run only
+        (JAX keeps one broadcast of a value too: an EMA's decay of 0.999
+        reads Adam's broadcast 0.999 where a decay of 0.99 had its own):
+        the other run's operand is then read through the same ones. Each
+        user and its twin must come from the same code (op_name and stack):
+        else they are a pairing of convenience, and the value what another
+        line reads (a learning rate made a schedule is no Adam's 0.1)."""
         pairs = self.reverse if side == "b" else self.match.pairs
+        own = self.match.b if side == "b" else self.match.a
         other = self.match.a if side == "b" else self.match.b
         other_pairs = self.match.pairs if side == "b" else self.reverse
         read = set()
-        for user in self._users(side).get(constant.name, ()):
+        for user, chain in self._readers_through_carriers(constant, side):
             twin = other.by_name.get(pairs.get(user.name, ""))
-            position = user.operands.index(constant.name)
-            if twin is None or position >= len(twin.operands):
+            position = user.operands.index(chain[-1].name if chain else constant.name)
+            if twin is None or position >= len(twin.operands) \
+                    or not self._same_code(user, twin, side):
                 return None
-            read.add(twin.operands[position])
-        if len(read) != 1:
+            operand = other.by_name.get(twin.operands[position])
+            for carrier in reversed(chain):  # the same carriers, down to a constant
+                if operand is None or operand.opcode != carrier.opcode \
+                        or len(operand.operands) != 1:
+                    return None
+                operand = other.by_name.get(operand.operands[0])
+            if operand is None:
+                return None
+            read.add(operand.name)
+        if len(read) != 1 or own is None:
             return None
         instead = other.by_name.get(read.pop())
         if instead is None or instead.opcode != "constant" or instead.name not in other_pairs:
             return None
         return instead
+
+    def _same_code(self, user: Instruction, twin: Instruction, side: str) -> bool:
+        mine, theirs = self._origin_of(user, side), self._origin_of(twin, "a" if side == "b" else "b")
+        return (mine.op_name, mine.stack or mine.location) == \
+            (theirs.op_name, theirs.stack or theirs.location)
+
+    def _readers_through_carriers(self, constant: Instruction, side: str
+                                  ) -> list[tuple[Instruction, list[Instruction]]]:
+        """Each paired instruction that reads ``constant``, directly or through
+        carriers of this run only, with those carriers (nearest the constant
+        first); an unpaired reader that is no carrier makes it none."""
+        pairs = self.reverse if side == "b" else self.match.pairs
+        users = self._users(side)
+        out, todo = [], [(constant, [])]
+        while todo:
+            value, chain = todo.pop()
+            for user in users.get(value.name, ()):
+                if user.name in pairs:
+                    out.append((user, chain))
+                elif user.opcode in _CARRIERS and len(user.operands) == 1 and len(chain) < 4:
+                    todo.append((user, chain + [user]))
+                else:
+                    return []
+        return out
 
     def _dtype_conversion(self, x: Instruction | None, y: Instruction | None) -> Change | None:
         """A convert from one floating type to another added is a precision the
@@ -606,7 +676,13 @@ class _ComputationDiff:
             moved = [(k, ox, oy) for k, (ox, oy) in enumerate(zip(x.operands, y.operands))
                      if ox in pairs and oy in self.reverse and pairs[ox] != oy
                      and self.values_a.key(ox) != self.values_b.key(oy)]
-            if moved:
+            same = bool(moved) and self._same_code(x, y, "a")
+            values = [self._constants_read(ox, oy) if same else None for _, ox, oy in moved]
+            if moved and all(values):  # another value, each run's shared with other readers
+                for cx, cy in values:
+                    out.extend(replace(change, origin=self.origin_b(y) or self.origin_a(x))
+                               for change in self._constant_change(cx, cy))
+            elif moved:
                 old, new = _telling_apart(self.match.a, x.operands, self.match.b, y.operands)
                 positions = ", ".join(str(k) for k, _, _ in moved)
                 out.append(self._change("operands", f"{y.opcode}({old})", f"{y.opcode}({new})",
@@ -631,6 +707,23 @@ class _ComputationDiff:
                                         detail=f"{attribute} calls a different number of "
                                                "computations"))
         return out
+
+    def _constants_read(self, ox: str, oy: str) -> tuple[Instruction, Instruction] | None:
+        """The constants two operands carry (through the same broadcasts and
+        reshapes), when both are constants of different values: a value
+        changed where each run keeps one constant for it and other readers
+        (an EMA's 1 - decay, 0.01 then 0.001, shares the learning rate's
+        0.01 in one run and Adam's 0.001 in the other); floating-point values
+        only: which of the small integers a line reads is wiring as often."""
+        x, y = self.match.a.by_name.get(ox), self.match.b.by_name.get(oy)
+        while x is not None and y is not None and x.opcode == y.opcode in _CARRIERS \
+                and len(x.operands) == len(y.operands) == 1:
+            x, y = self.match.a.by_name.get(x.operands[0]), self.match.b.by_name.get(y.operands[0])
+        if x is None or y is None or x.opcode != "constant" or y.opcode != "constant" \
+                or y.shape is None or not all(map(_FLOATING.fullmatch, _element_types(y.shape))) \
+                or not self._constant_change(x, y):
+            return None  # small integers are shared everywhere: indices, shifts, counts
+        return x, y
 
     def _same_instructions(self, old: Attribute, new: Attribute) -> bool:
         """Do two lists of instruction names name paired instructions, in order?"""
