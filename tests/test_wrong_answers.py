@@ -921,3 +921,21 @@ def test_a_value_that_becomes_another_constants_value_is_still_a_constant_change
     assert {("0.99", "0.999"), ("0.01", "0.001")} <= values
     assert top["origin"]["source_line"] == 28  # the EMA's line, not Adam's
 
+
+def test_a_compile_input_checked_in_outside_its_dump_is_still_a_compile_input(tmp_path):
+    # TF's concat -> stack rewrite: the compile inputs differ, XLA's optimized
+    # programs do not. A dump's before_optimizations file checked into git
+    # (collect.before_optimizations.txt) was read as the program itself:
+    # "different executables", where the dump folders say "cannot tell"
+    # (a new user's git diff).
+    case = CORPUS / "tf_concat_vs_stack"
+    for stage, same in (("before_optimizations", None), ("cpu_after_optimizations", True)):
+        paths = []
+        for run in ("run_a", "run_b"):
+            (found,) = (case / run).glob(f"*.{stage}.txt")
+            paths.append(tmp_path / run / f"collect.{stage}.txt")
+            paths[-1].parent.mkdir(exist_ok=True)
+            paths[-1].write_text(found.read_text())
+        report = json.loads(run_cli("diff", *map(str, paths), "--format", "json", "--no-cache",
+                                    expect=None).stdout)
+        assert report["same_executable"] is same, stage

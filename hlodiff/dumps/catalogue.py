@@ -21,7 +21,7 @@ from ..errors import HlodiffError
 from ..model import Module, runs_backward
 from .naming import (AFTER, BEFORE, FOLDER_FILES, HLO_TEXT, IN_PASS, PASS, UNKNOWN, DumpFile,
                      ProgramName, classify, is_framework_helper, jax_module_name, program_name,
-                     settle_program)
+                     settle_program, stage_in_name)
 
 
 # --- modules ----------------------------------------------------------------------
@@ -479,9 +479,9 @@ def file_dump(path: str | Path) -> Dump:
     if path.is_dir():
         raise HlodiffError(f"{path}: is a directory, expected an HLO text file")
     file = classify(path.name, path.stat().st_size)
-    if file.kind != HLO_TEXT:
+    if file.kind != HLO_TEXT:  # not named as XLA names dump files; its stage may still be
         file = DumpFile(path.name, HLO_TEXT, program=_module_name(path) or path.name.split(".")[0],
-                        size=file.size)
+                        stage=stage_in_name(path.name), size=file.size)
     module = DumpModule(file.module_id, file.program or "", file.timestamp, (file,), path.parent)
     return Dump(path.parent, (file,), (module,))
 

@@ -345,6 +345,27 @@ def classify(relative: str, size: int = 0) -> DumpFile:
     return DumpFile(relative, UNKNOWN, size=size)
 
 
+# The stage at the end of a file name outside a dump's naming (a dump's file
+# checked into git, or copied and renamed, keeps it).
+_NAMED_STAGE = re.compile(rf"(?:^|.*?[._-])(?:(?P<before>before_optimizations)|"
+                          rf"(?:(?P<platform>{_PLATFORM})_)?after_optimizations)\.txt")
+
+
+def stage_in_name(name: str) -> Stage | None:
+    """The stage a file's name ends with where it is not named as XLA names
+    dump files (``collect.before_optimizations.txt``), else None.
+
+    >>> stage_in_name("collect.cpu_after_optimizations.txt").platform
+    'cpu'
+    >>> stage_in_name("model.hlo") is None
+    True
+    """
+    match = _NAMED_STAGE.fullmatch(name)
+    if match is None:
+        return None
+    return Stage(BEFORE) if match["before"] else Stage(AFTER, platform=match["platform"])
+
+
 def _int_or_none(text: str | None) -> int | None:
     return None if text is None else int(text)
 
