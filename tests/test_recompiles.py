@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -261,3 +262,17 @@ def test_programs_loaded_from_the_persistent_cache_were_not_compiled_again(tmp_p
     assert [m.loaded_from_cache for m in lambdas] == [False, True, True]
     assert not [p for p in find_recompilations(load_dump(tmp_path / "dump")) if p.user]
     run_cli("recompiles", str(tmp_path / "dump"), expect=0)
+
+
+def test_a_module_cut_short_is_an_error_not_a_program_compiled_once(tmp_path):
+    # The second train step's compile input cut at 3,000 bytes (its optimized
+    # file whole): recompiles read which function it traced from the cut
+    # head, found another, and said "No program was compiled more than once",
+    # exit 0, where ls said the module does not parse (a new user's check).
+    run = tmp_path / "run"
+    shutil.copytree(CORPUS / "jax_recompile_last_batch" / "run", run)
+    (cut,) = run.glob("module_0015.jit_train_step.before_optimizations.txt")
+    cut.write_bytes(cut.read_bytes()[:3000])
+    result = run_cli("recompiles", str(run), expect=2)
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"hlodiff: error: {cut}:") and result.stderr.count("\n") == 1

@@ -125,6 +125,26 @@ class DumpModule:
         except OSError:
             return ""
 
+    def check_whole(self) -> None:
+        """Raise HlodiffError where ``path`` ends inside a computation, as a
+        file cut short does (XLA ends every module with a '}' line): what is
+        read of a module from its head alone (which function it traced, its
+        inputs) must not be trusted then, and the error is the parser's."""
+        path = self.path
+        if path is None:
+            return
+        try:
+            with open(path, "rb") as stream:
+                stream.seek(max(0, path.stat().st_size - 256))
+                tail = stream.read()
+        except OSError as err:
+            raise HlodiffError(f"{path}: cannot read: {err.strerror}") from None
+        if tail.rstrip().endswith(b"}"):
+            return
+        from ..syntax.parser import parse_file
+        parse_file(path)  # raises the error a diff of it would, at its line and column
+        raise HlodiffError(f"{path}: the file ends inside a computation: it was cut short")
+
     @property
     def size(self) -> int:
         """Bytes of HLO text of ``path``: a cheap measure of how big the program is."""

@@ -97,6 +97,7 @@ def compiled_more_than_once(dump: Dump) -> list[tuple[str, tuple[DumpModule, ...
         if module.primary is None or module.module_id is None or not module.normalised \
                 or module.loaded_from_cache:  # JAX loaded it from its persistent cache
             continue
+        module.check_whole()  # its head alone is read here: it must be the module's
         key: tuple = (module.normalised,)
         if module.name.frontend in ("tensorflow", "pytorch"):
             key += (len(entry_types(module)),)
