@@ -939,3 +939,20 @@ def test_a_compile_input_checked_in_outside_its_dump_is_still_a_compile_input(tm
         report = json.loads(run_cli("diff", *map(str, paths), "--format", "json", "--no-cache",
                                     expect=None).stdout)
         assert report["same_executable"] is same, stage
+
+
+def test_a_change_seen_before_optimization_alone_does_not_claim_the_executable(tmp_path):
+    # Dumps of the compile input only: the footer said "XLA executable
+    # fingerprint: cannot tell" while the finding's moves column said
+    # "JAX, XLA" (a new user's dumps). What XLA makes of a changed compile
+    # input is not in such a dump (TF's concat -> stack rewrite compiles alike).
+    for run in ("run_a", "run_b"):
+        (tmp_path / run).mkdir()
+        for path in (CORPUS / "jax_learning_rate" / run).glob("*.before_optimizations.txt"):
+            shutil.copy(path, tmp_path / run)
+    report = json.loads(run_cli("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("constant", "0.01", "0.02")
+    assert report["programs"][0]["hashes"]["xla_executable_fingerprint"] is None
+    assert top["affects"] == ["jax_cache_key"]

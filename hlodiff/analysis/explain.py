@@ -292,13 +292,20 @@ def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdic
     findings += [finding(c.kind, "both", [c], summary=_outside_summary(c)) for c in program.outside]
     findings = _fold_environment(findings)
     keys = {h.name for h in applicable(program.framework)}
-    # Seen only after optimization, beside a compile input that was compared:
-    # a key over the compile input does not see it.
-    input_compared = any(s.stage == BEFORE for s in program.stages)
-    unseen_after = {h for h in keys if rule(h).stage == COMPILE_INPUT} if input_compared else set()
+    compared = {s.stage for s in program.stages}
+    unseen = {
+        # Seen only after optimization, beside a compile input that was
+        # compared: a key over the compile input does not see it.
+        AFTER: {h for h in keys if rule(h).stage == COMPILE_INPUT} if BEFORE in compared
+        else set(),
+        # Seen in the compile input where the optimized program was not
+        # dumped: what XLA made of it, and so a hash over that, is unknown
+        # (the verdict says "cannot tell").
+        BEFORE: {h for h in keys if rule(h).stage != COMPILE_INPUT} if AFTER not in compared
+        else set()}
     findings = [replace(f, program=program.program, advice=advice_for(f, program.framework),
-                        affects=_moved(f, keys, unseen_after),
-                        derived=tuple(replace(d, affects=_moved(d, keys, unseen_after))
+                        affects=_moved(f, keys, unseen),
+                        derived=tuple(replace(d, affects=_moved(d, keys, unseen))
                                       for d in f.derived))
                 for f in findings]
     findings.sort(key=_rank)
@@ -306,11 +313,11 @@ def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdic
     return findings, verdict
 
 
-def _moved(finding: Finding, keys: set[str], unseen_after: set[str]) -> tuple[str, ...]:
-    """The hashes of ``keys`` the finding moves; ``unseen_after``: those that
-    do not see a change found after optimization only."""
+def _moved(finding: Finding, keys: set[str], unseen: dict[str, set[str]]) -> tuple[str, ...]:
+    """The hashes of ``keys`` the finding certainly moves; ``unseen``: by
+    stage, those a change found in that stage alone does not tell."""
     return tuple(h for h in finding.affects
-                 if h in keys and not (finding.stage == AFTER and h in unseen_after))
+                 if h in keys and h not in unseen.get(finding.stage, ()))
 
 
 def _stage_findings(stage: StageDiff) -> list[Finding]:
