@@ -362,7 +362,7 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
     program is its warm-up. With --dump, each recompilation is matched to
     its modules (by program name and order) and explained next to the
     log's own cause. Exits 1 when a user program recompiled (or, unnamed,
-    cannot be told apart), 0 otherwise.
+    cannot be told apart, or the logs show no compilation at all), 0 otherwise.
     """
     from .integrations.compile_log import scan, summarise
     from .integrations.recompiles import explain_log
@@ -374,7 +374,8 @@ def log(files: tuple[Path, ...], dump_dir: Path | None, fmt: str) -> int:
         render_json.dump(render_log.log_document(programs, logged), sys.stdout)
     else:
         render_log.log_text(programs, logged)
-    return EXIT_DIFFERENT if any(p.recompiled for p in programs) else EXIT_SAME
+    # nothing logged: no run compiles nothing, so logging was off (cannot tell)
+    return EXIT_DIFFERENT if not programs or any(p.recompiled for p in programs) else EXIT_SAME
 
 
 @cli.command()

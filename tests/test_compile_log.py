@@ -232,10 +232,18 @@ def test_a_log_without_recompiles_exits_0(tmp_path):
     assert "jit_f" in run_cli("log", str(quiet), expect=0).stdout
 
 
-def test_a_log_with_nothing_compiled_says_how_to_log(tmp_path):
+def test_a_log_with_nothing_compiled_says_how_to_log_and_cannot_pass(tmp_path):
+    # A run always compiles or loads something: a log that shows neither was
+    # written with logging off (or is another file), and a gate on it passed,
+    # exit 0 (a new user's check). Cannot tell: exit 1; an empty file: exit 2.
+    quiet = tmp_path / "quiet.log"
+    quiet.write_text("epoch 1 loss 0.3\n")
+    assert "No compilations found" in run_cli("log", str(quiet), expect=1).stdout
     empty = tmp_path / "empty.log"
-    empty.write_text("epoch 1 loss 0.3\n")
-    assert "No compilations found" in run_cli("log", str(empty), expect=0).stdout
+    empty.write_text("\n")
+    result = run_cli("log", str(empty), expect=2)
+    assert result.stderr == f"hlodiff: error: {empty}: empty: no log lines to read (hlodiff " \
+                            "log reads the text a framework writes to stderr)\n"
 
 
 def test_compilations_a_log_does_not_show_are_not_counted_as_none(tmp_path):

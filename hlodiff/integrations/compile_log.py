@@ -496,9 +496,13 @@ def scan(paths: list[Path]) -> Scan:
         scanner = _Scanner(str(path))
         try:
             with open(path, "rb") as raw:
-                if b"\0" in raw.read(65536):
+                start = raw.read(65536)
+                if b"\0" in start:
                     raise HlodiffError(f"{path}: a binary file, not a log (hlodiff log reads "
                                        "the text a framework writes to stderr)")
+                if not start.strip():
+                    raise HlodiffError(f"{path}: empty: no log lines to read (hlodiff log "
+                                       "reads the text a framework writes to stderr)")
             with open(path, encoding="utf-8", errors="replace") as stream:
                 for number, line in enumerate(stream, 1):
                     scanner.feed(number, line.rstrip("\n"))

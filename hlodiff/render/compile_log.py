@@ -35,7 +35,8 @@ def _quoted(out, text: str, indent: str = "    ") -> None:
 # --- hlodiff log -----------------------------------------------------------------------
 
 
-_NOTHING = ("No compilations found. Turn the framework's logging on: JAX_LOG_COMPILES=1 "
+_NOTHING = ("No compilations found, so whether anything recompiled cannot be told. Turn the "
+            "framework's logging on: JAX_LOG_COMPILES=1 "
             "JAX_EXPLAIN_CACHE_MISSES=1 (JAX), TF_CPP_MIN_LOG_LEVEL=0 "
             "TF_CPP_VMODULE=device_compiler=3 (TensorFlow), PT_XLA_DEBUG_LEVEL=2 (PyTorch/XLA).")
 _UNNAMED = ("TensorFlow does not say what it compiled at TF_CPP_VMODULE=device_compiler=1: "
