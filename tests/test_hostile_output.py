@@ -297,3 +297,30 @@ def test_canon_stays_hlo_whose_strings_read_back_as_written(hostile):
     note = re.search(r'note="((?:[^"\\]|\\.)*)"', text).group(1)
     assert c_unescape(note) == "raw" + TITLE + CLEAR
     assert "\n## INJECTED" not in text
+
+
+def test_markdown_quotes_a_summary_that_names_an_argument(tmp_path):
+    # A finding's summary quotes argument names from the dump ("batch 4 -> 8
+    # in NAME f32[4]"), and the Markdown headline wrote it as it was: a name
+    # like the one below became an image, a link, HTML and a mention in a PR
+    # comment. (A name with a '/' is a scope, not an argument's name.)
+    name = "![x](x.png) [y](z) <img src=x> @someone"
+    runs = []
+    for run, width in (("run_a", 4), ("run_b", 8)):
+        folder = tmp_path / run
+        folder.mkdir()
+        (folder / f"module_0001.{PROGRAM}.before_optimizations.txt").write_text(
+            f"HloModule jit_step, entry_computation_layout={{(f32[{width}]{{0}})->f32[{width}]{{0}}}}"
+            f"\n\nENTRY main.3 {{\n  p0 = f32[{width}]{{0}} parameter(0), "
+            f"metadata={{op_name={c_string(name)}}}\n"
+            f"  ROOT r = f32[{width}]{{0}} add(p0, p0)\n}}\n")
+        runs.append(folder)
+    text = run_piped(["diff", "--format", "markdown", *map(str, runs)], {}).decode()
+    headline = text.splitlines()[0]
+    assert "batch 4 -> 8" in headline
+    from markdown_it import MarkdownIt
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    for element in ("<img", "<a ", "<script"):
+        assert element not in html
+    assert "<code>batch 4 -&gt; 8 in ![x](x.png) [y](z) &lt;img src=x&gt; @someone f32[4]</code>" \
+        in html

@@ -247,9 +247,10 @@ def describe(finding: Finding, spell: Spelling = PLAIN) -> str:
     """``constant 0.01 -> 0.02 at jit(f)/sgd/mul (train.py:57)``"""
     change = " -> ".join("(none)" if v is None else spell.value(v)
                          for v in (finding.old, finding.new))
-    text = finding.summary if finding.summary else f"{finding.kind} {change}"
+    said = finding.summary or change  # the summary quotes names from the dump: a value
+    text = spell.value(finding.summary) if finding.summary else f"{finding.kind} {change}"
     # what the summary does not say already of the origin
-    op_name, location = (part if part and part not in text else None
+    op_name, location = (part if part and part not in said else None
                          for part in (finding.origin.op_name, finding.origin.location))
     where = spell.op_name(op_name) if op_name else ""
     if location:
