@@ -37,6 +37,8 @@ def _literal(element_type: str, text: str, dims: str = "") -> hlodiff.Literal:
     ("f8e8m0fnu", "3", "4", ""),  # a power of two, rounded half up
     ("c64", "(nan, 1)", "(nan, nan)", ""),  # XLA gives the imaginary part the real NaN
     ("f32", "1", "{1, 0, 0}", "3"),  # one value for an array: the rest are zero
+    ("f4e2m1fn", "7", "6", ""),  # no infinity, no NaN: beyond the largest is the largest
+    ("f4e2m1fn", "-1e300", "-6", ""),
 ])
 def test_spellings_of_one_value_are_equal(element_type, a, b, dims):
     assert _literal(element_type, a, dims) == _literal(element_type, b, dims)
@@ -105,7 +107,7 @@ _CASES = [
     ("f8e3m4", "{15.5, 0.1}", "2"), ("f8e4m3fn", "{-449, 464, 0.1, 0.001, 0.0009765625, -nan}", "6"),
     ("f8e4m3fnuz", "{0.1, -0.0, nan}", "3"), ("f8e5m2fnuz", "{-0.0, 0.1, inf}", "3"),
     ("f8e4m3b11fnuz", "{0.5, -nan}", "2"), ("f8e8m0fnu", "{3, 6, 0.375, 1.4999, 1e-39, 2.5e38, nan}", "7"),
-    ("f4e2m1fn", "{5, 2.5, 6.5}", "3"),
+    ("f4e2m1fn", "{5, 2.5, 6.5, 7, -100}", "5"),
     ("c64", "{(1, nan), (nan, 1), (2, 0.1)}", "3"), ("c128", "{(3, 0), (0.1, -nan)}", "2"),
 ]
 

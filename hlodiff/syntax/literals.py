@@ -16,6 +16,8 @@ against jaxlib 0.10.2:
   rounds beyond the largest finite number is an error, also where the
   type has an infinity; ``inf`` itself is kept (or becomes NaN, or the
   largest value, where the type has no infinity, as ml_dtypes converts).
+  In f4e2m1fn, which has neither infinity nor NaN, any value beyond the
+  largest is the largest (``7`` and ``100`` are 6), as ml_dtypes converts.
 * ``nan`` is the type's quiet NaN, ``nan(0x7f)`` a NaN with that payload
   (an error if it does not fit, or the type has one NaN only). f4 and f6
   have no NaN: ``nan`` is stored as -0, ``-nan`` as +0. f8e8m0fnu is a
@@ -143,6 +145,8 @@ def _rounded_bits(number: float, form: FloatFormat, sign_bit: int, element_type:
             exponent += 1
         field, mantissa = exponent + form.bias, steps - (1 << form.mantissa)
     all_ones = (1 << form.exponent) - 1
+    if form.nan == "none" and field > all_ones:  # no infinity, no NaN: ml_dtypes saturates
+        return sign | all_ones << form.mantissa | ((1 << form.mantissa) - 1)
     if field > all_ones or form.nan == "ieee" and field == all_ones \
             or form.nan == "one" and field == all_ones and mantissa == (1 << form.mantissa) - 1:
         raise LiteralError(f"{text} is out of range for {element_type}")
