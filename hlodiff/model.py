@@ -38,6 +38,8 @@ class Reader(Protocol):
 
     def header_key(self, attribute: Attribute) -> Any: ...
 
+    def replaces_config(self, attribute: Attribute) -> bool: ...
+
     def program_shape(self, attribute: Attribute) -> tuple[tuple[Shape, ...], Shape]: ...
 
     def attribute_offsets(self, tail_offset: int) -> tuple[int, ...]: ...
@@ -138,6 +140,18 @@ class Shape:
         if self.element_type == "buffer":
             return Shape("buffer", tuple_shapes=(self.tuple_shapes[0].without_layout(),))
         return Shape(self.element_type, self.dimensions, self.dynamic)
+
+    def in_default_order(self) -> Shape:
+        """The shape with each array's dimensions in the default order
+        (``{1,0}`` for rank 2), its layout's other fields (tiles, memory
+        space) kept."""
+        if self.is_tuple or self.element_type == "buffer":
+            return Shape(self.element_type,
+                         tuple_shapes=tuple(s.in_default_order() for s in self.tuple_shapes))
+        if self.layout is None:
+            return self
+        order = tuple(range(self.rank - 1, -1, -1))
+        return Shape(self.element_type, self.dimensions, self.dynamic, Layout(order, self.layout.fields))
 
     def __str__(self) -> str:
         return self.text
@@ -710,12 +724,18 @@ class Module:
     def entry_layout(self) -> tuple[tuple[Shape, ...], Shape]:
         """(parameter shapes, result shape) of the program, layouts
         included: the header's entry_computation_layout, or when it has
-        none what XLA derives from the entry computation."""
+        none what XLA derives from the entry computation: its parameters'
+        and root's shapes, in the default dimension order where the header
+        makes XLA's parser install a config of its own (``replica_count=2``:
+        ``Reader.replaces_config``)."""
         for attribute in self.header:
             if attribute.name == "entry_computation_layout":
                 return attribute.reader.program_shape(attribute)
         entry = self.entry
-        return tuple(p.shape for p in entry.parameters), entry.root.shape
+        parameters, result = tuple(p.shape for p in entry.parameters), entry.root.shape
+        if any(attribute.reader.replaces_config(attribute) for attribute in self.header):
+            return tuple(p.in_default_order() for p in parameters), result.in_default_order()
+        return parameters, result
 
     @cached
     def header_keys(self) -> frozenset:

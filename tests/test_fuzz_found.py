@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli
+from conftest import CONFORMANCE, run_cli
 from test_wrong_answers import diff
 
 BF16 = """HloModule m, entry_computation_layout={()->bf16[]}
@@ -430,3 +430,29 @@ def test_an_adder_left_unused_moves_the_order_xla_prints_computations_in(tmp_pat
                         THREE_REDUCERS.replace("REDUCER", "total"), "--no-cache")
     assert (code, report["same_executable"]) == (1, False)
     assert report["findings"][0]["kind"] == "called_computation"
+
+
+@pytest.mark.parametrize("header, same", [
+    (", replica_count=32", False),  # XLA then takes the layouts in the default order, {1,0}
+    (", num_partitions=2", False),
+    (", allow_spmd_sharding_propagation_to_output={false}", False),  # even one it does not print
+    ("", True),  # otherwise from the parameter and the root: {0,1}, as stated
+    (", replica_count=1", True),
+])
+def test_an_entry_layout_left_out_is_the_default_order_under_replicas(tmp_path, header, same):
+    """Found by the spelling fuzz on XLA's parser tests: leaving out
+    entry_computation_layout where every shape is {0,1}. XLA's parser
+    derives the layout from the entry's parameters and root into the
+    module's config, but a header setting replica_count, num_partitions or
+    the like installs a config copied before that (``ParseHloModule``), so
+    the program's inputs and output are {1,0} (jaxlib 0.10.2)."""
+    stated = (CONFORMANCE / "valid" / "parser_test_AllToAllWithSubgroupsIotaList.hlo").read_text()
+    old = stated.replace(", replica_count=32", header)
+    new = old.replace(", entry_computation_layout={(f32[128,32]{0,1})->f32[128,32]{0,1}}", "")
+    assert new != old
+    report, code = diff(tmp_path, old, new)
+    assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
+    if not same:
+        finding = report["findings"][0]
+        assert (finding["detail"], finding["new"]) == (
+            "module header: entry_computation_layout", "{(f32[128,32]{1,0})->f32[128,32]{1,0}}")

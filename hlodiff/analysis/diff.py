@@ -240,18 +240,29 @@ def header_changes(a: Module, b: Module) -> list[Change]:
     old = {attr.name: attr for attr in a.header}
     new = {attr.name: attr for attr in b.header}
     out = []
+    x, y = old.get(_LAYOUT), new.get(_LAYOUT)
+    if not (x and y and x.text == y.text) and a.entry_layout != b.entry_layout:
+        # a header without one has the one XLA derives (Module.entry_layout)
+        out.append(Change("attribute", x.text if x else _layout_text(a), y.text if y else _layout_text(b),
+                          "", None, None, Origin(), f"module header: {_LAYOUT}"))
     for name in list(old) + [n for n in new if n not in old]:
         x, y = old.get(name), new.get(name)
-        if x is not None and y is not None and x.text == y.text:
+        if x is not None and y is not None and x.text == y.text or name == _LAYOUT:
             continue
-        if name == "entry_computation_layout":
-            if a.entry_layout == b.entry_layout:
-                continue
-        elif _header_key(x) == _header_key(y):
+        if _header_key(x) == _header_key(y):
             continue
         out.append(Change("attribute", None if x is None else x.text, None if y is None else y.text,
                           "", None, None, Origin(), f"module header: {name}"))
     return out
+
+
+_LAYOUT = "entry_computation_layout"
+
+
+def _layout_text(module: Module) -> str:
+    """The entry computation layout XLA derives for ``module``, as it prints it."""
+    parameters, result = module.entry_layout
+    return "{(" + ", ".join(map(str, parameters)) + ")->" + str(result) + "}"
 
 
 def _header_key(attribute: Attribute | None) -> Any:

@@ -365,6 +365,25 @@ def _default_mode(keys: dict) -> str:
         else "cross_replica_and_partition"
 
 
+# Header attributes that, away from their default, make XLA's parser install
+# a module config of its own (``ParseHloModule`` in hlo_parser.cc).
+_CONFIG_FIELDS = frozenset({"replica_count", "num_partitions", "alias_passthrough_params"})
+
+
+def replaces_config(name: str, text: str) -> bool:
+    """Does ``name=text`` in a module header make XLA's parser replace the
+    module's config? It copies the config before it reads the entry
+    computation's layouts into it, and installs the copy when the header
+    sets any of these (even ``allow_spmd_sharding_propagation_to_output=
+    {false}``, which it then does not print): with no
+    entry_computation_layout, the program then takes each parameter and the
+    result with its dimensions in the default order (jaxlib 0.10.2)."""
+    if name in _BOOL_LISTS:
+        value = _value(text)
+        return value not in ([], {}, "")
+    return name in _CONFIG_FIELDS and header_key(name, text) is not None
+
+
 def header_key(name: str, text: str, parse_module: Callable[[str], Any] | None = None) -> Any:
     """The meaning of a module header's ``name=text``; None when it is
     XLA's default (then XLA does not print it). ``parse_module`` reads the

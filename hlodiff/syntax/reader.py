@@ -17,7 +17,7 @@ from ..model import CALL_ATTRIBUTES, Attribute, Instruction, Literal, Module, Sh
 from . import pieces
 from .lexer import HloScanner, ScanError, attribute_offsets, head_at, line_heads
 from .literals import LiteralError, decoded, element_bits_of
-from .meaning import attribute_key, header_key, instruction_keys
+from .meaning import attribute_key, header_key, instruction_keys, replaces_config
 from .values import (PieceError, computation_names, metadata_fields, parse_literal,
                      parse_operands, parse_shape, parse_value, plain_operands)
 
@@ -66,6 +66,9 @@ class TextReader:
 
     def header_key(self, attribute: Attribute) -> Any:
         return header_key(attribute.name, attribute.text, self.parse_module)
+
+    def replaces_config(self, attribute: Attribute) -> bool:
+        return replaces_config(attribute.name, attribute.text)
 
     def program_shape(self, attribute: Attribute) -> tuple[tuple[Shape, ...], Shape]:
         """The shapes of ``entry_computation_layout={(params)->result}``."""
