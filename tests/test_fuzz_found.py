@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CONFORMANCE, run_cli
+from conftest import CONFORMANCE, CORPUS, run_cli
 from test_wrong_answers import diff
 
 BF16 = """HloModule m, entry_computation_layout={()->bf16[]}
@@ -456,3 +456,30 @@ def test_an_entry_layout_left_out_is_the_default_order_under_replicas(tmp_path, 
         finding = report["findings"][0]
         assert (finding["detail"], finding["new"]) == (
             "module header: entry_computation_layout", "{(f32[128,32]{1,0})->f32[128,32]{1,0}}")
+
+
+UNIFORM = CORPUS / "jax_equinox_hyperparameter" / "run_a" / \
+    "module_0027.jit__uniform.before_optimizations.txt"
+UNUSED = '  %while.14 = s32[] get-tuple-element(%while.12), index=1, metadata={op_name="while"}\n'
+UNUSED_TOO = '  %while.17 = u32[] get-tuple-element(%while.12), index=4, metadata={op_name="while"}\n'
+READ = '  %while.15 = u32[32,32]{1,0} get-tuple-element(%while.12), index=2, metadata={op_name="while"}\n'
+
+
+@pytest.mark.parametrize("first, second, same", [
+    (UNUSED, UNUSED_TOO, False),  # two lines nothing reads, swapped
+    (READ, UNUSED, True),  # a line the ROOT reads, moved above an unused one
+], ids=["unused-swapped", "read-moved"])
+def test_unused_lines_in_another_order_are_another_program(tmp_path, first, second, same):
+    """The spelling fuzz, on JAX's threefry loop: a while's results that
+    nothing reads. XLA prints and hashes an unscheduled computation in post
+    order, from each line nothing reads (ROOT among them) in text order, so
+    two of those swapped print apart; any other line moved prints alike
+    (jaxlib 0.10.2). hlodiff compared the lines in any order: "Same
+    executable" for both."""
+    text = UNIFORM.read_text()
+    assert first in text and second in text
+    moved = text.replace(first, "").replace(second, second + first)
+    report, code = diff(tmp_path, text, moved)
+    assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
+    if not same:
+        assert "another order" in report["findings"][0]["detail"]

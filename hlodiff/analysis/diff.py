@@ -120,8 +120,12 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
         changes.extend(_unpaired_computations(alignment, set()))
         if alike and not changes:
             changes.extend(_order_of_computations(alignment))
-    if a.is_scheduled and b.is_scheduled and all(c.kind == "metadata" for c in changes):
-        changes.extend(_schedule_changes(alignment))
+    if all(c.kind == "metadata" for c in changes):
+        if a.is_scheduled and b.is_scheduled:
+            changes.extend(_schedule_changes(alignment))
+        else:
+            changes.extend(change for match in alignment.computations if not match.unchanged
+                           for change in _ComputationDiff(alignment, match).unread_order_changes())
     return changes
 
 
@@ -345,6 +349,12 @@ def _visit(module: Module, root: Computation, seen: set[str], out: list[Computat
         if inner is not None and callee not in seen:
             seen.add(callee)
             stack.append((inner, iter(inner.instructions), iter(())))
+
+
+def _unread(computation: Computation) -> list[str]:
+    """The lines no other line of ``computation`` reads, in text order."""
+    read = {operand for instruction in computation.instructions for operand in instruction.operands}
+    return [i.name for i in computation.instructions if i.name not in read]
 
 
 def _computation_change(computation: Computation, kind: str, side: str) -> Change:
@@ -668,6 +678,30 @@ class _ComputationDiff:
             self.match.a.by_name[x], self.match.b.by_name[pairs[x]],
             detail=f"{self.match.b.name} runs its lines in another order: a scheduled module "
                    "runs them in text order, and XLA prints and hashes them so")]
+
+    def unread_order_changes(self) -> list[Change]:
+        """The first of the lines nothing reads (unused ones, and the ROOT)
+        that stands elsewhere among them, if any. XLA prints and hashes an
+        unscheduled computation in post order, from each such line in text
+        order: two unused lines swapped, or one moved past the ROOT, are
+        another program (jaxlib 0.10.2), other lines moved are not."""
+        pairs, reverse = self.match.pairs, self.reverse
+        unread_a, unread_b = _unread(self.match.a), _unread(self.match.b)
+        order_a = [name for name in unread_a if name in pairs]
+        order_b = [reverse[name] for name in unread_b if name in reverse]
+        if len(order_a) < len(unread_a) or len(order_b) < len(unread_b) \
+                or sorted(order_a) != sorted(order_b):
+            return []  # a line added, removed or read anew is the change
+        moved = next((k for k, (x, y) in enumerate(zip(order_a, order_b)) if x != y), None)
+        if moved is None:
+            return []
+        x, count = order_b[moved], len(order_b)
+        return [self._change(
+            "operands", f"unread line {order_a.index(x) + 1} of {count}",
+            f"unread line {moved + 1} of {count}",
+            self.match.a.by_name[x], self.match.b.by_name[pairs[x]],
+            detail=f"{self.match.b.name} has the lines nothing reads (unused ones, ROOT) in "
+                   "another order: XLA prints and hashes the computation from each in text order")]
 
     def _wiring_changes(self, x: Instruction, y: Instruction) -> list[Change]:
         """What a paired pair reads and calls must be paired with each other.
