@@ -483,3 +483,26 @@ def test_unused_lines_in_another_order_are_another_program(tmp_path, first, seco
     assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
     if not same:
         assert "another order" in report["findings"][0]["detail"]
+
+
+UPDATE = CORPUS / "jax_device_count" / "run_a" / "module_0004.jit_update.before_optimizations.txt"
+REPLICATED = "%x.1 = f32[4,16]{1,0} parameter(1), sharding={replicated},"
+
+
+@pytest.mark.parametrize("sharding, same", [
+    ('{replicated metadata={op_name="x" source_file="a.py" source_line=3}}', True),
+    ("{devices=[1,1,2]<=[2] last_tile_dim_replicate}", True),  # tiles that split nothing
+    ("{devices=[1,1,2]<=[2] last_tile_dims={replicated}}", True),
+    ("{devices=[2,1]<=[2]}", False),  # split along the batch: another program
+])
+def test_a_sharding_spelt_another_way_is_the_same_program(tmp_path, sharding, same):
+    """The spelling fuzz, on a JAX dump with replicated inputs: XLA keeps a
+    sharding's metadata as metadata (its canonical print, like its
+    fingerprint, leaves it out), and stores tiles that split no dimension
+    as replicated (``HloSharding::Subgroup``; jaxlib 0.10.2 prints all
+    three as ``{replicated}``). hlodiff compared the text: "Recompiles"."""
+    text = UPDATE.read_text()
+    assert REPLICATED in text
+    edited = text.replace(REPLICATED, REPLICATED.replace("{replicated}", sharding))
+    report, code = diff(tmp_path, text, edited)
+    assert (code, report["same_executable"]) == ((0, True) if same else (1, False))

@@ -282,6 +282,57 @@ def _devices(text: str, frames) -> Any:
     return frozen(_value(_IOTA.sub(_plain_iota, text)))
 
 
+_SHARDING_METADATA = re.compile(r"\s*\bmetadata=\{")
+_TILES = re.compile(r"devices=\[([0-9,\s]+)\]")
+_SUBGROUPS = re.compile(r"\blast_tile_dim_replicate\b|\blast_tile_dims=\{([a-z,\s]*)\}")
+
+
+def _sharding(text: str, frames) -> Any:
+    """A sharding as XLA stores it: the metadata it may carry
+    (``{replicated metadata={op_name="a"}}``) is metadata, left out of
+    the program like an instruction's; ``last_tile_dims={replicated}`` is
+    ``last_tile_dim_replicate``; tiles that split no data dimension are
+    ``{replicated}`` or ``{manual}`` (``HloSharding::Subgroup``)."""
+    return _devices(_subgroups(_without_metadata(text)), frames)
+
+
+def _without_metadata(text: str) -> str:
+    while (match := _SHARDING_METADATA.search(text)) is not None:
+        try:
+            end = balanced_end(text, match.end() - 1)
+        except (HloSyntaxError, ValueError):
+            return text
+        text = text[:match.start()] + text[end:]
+    return text
+
+
+def _subgroups(text: str) -> str:
+    tiles, subgroups = _TILES.search(text), _SUBGROUPS.search(text)
+    if tiles is None or subgroups is None or text.count("devices=") != 1:
+        return text
+    if subgroups.group(1) is None:
+        kinds = ["replicated"]
+    else:
+        kinds = [kind.strip() for kind in subgroups.group(1).split(",") if kind.strip()]
+    dims = [int(d) for d in tiles.group(1).split(",") if d.strip()]
+    if not kinds or len(kinds) > len(dims):
+        return text
+    data = len(dims) - len(kinds)
+    if len(set(kinds)) == 1 and math.prod(dims[:data]) == 1 \
+            and kinds[0] in ("replicated", "manual", "unreduced"):
+        return "{" + kinds[0] + "}"
+    kept = [(dim, kind) for dim, kind in zip(dims[data:], kinds) if dim != 1]  # trivial: dropped
+    if len(kept) == len(kinds) and kinds != ["replicated"]:
+        return text
+    dropped, kinds = len(kept) < len(kinds), [kind for _, kind in kept]
+    clause = "" if not kinds else "last_tile_dim_replicate" if kinds == ["replicated"] else \
+        "last_tile_dims={" + ",".join(kinds) + "}"
+    text = text[:subgroups.start()] + clause + text[subgroups.end():]
+    tiles = ",".join(map(str, dims[:data] + [dim for dim, _ in kept]))
+    text = _TILES.sub(f"devices=[{tiles}]", text, count=1)
+    return _subgroups(text) if dropped and kinds else text
+
+
 def _literal(text: str, frames) -> Any:
     """``literal=f32[2] {0.1, 2}`` (a custom-call's): the shape and the
     elements as XLA stores them (``0.1`` is ``1.000000e-01``, a ``pred`` 2 is
@@ -316,7 +367,7 @@ _READERS = {
     "literal": _literal, "metadata": _metadata, "backend_config": _backend_config,
     "frontend_attributes": _frontend_attributes, "slice": _slice, "padding": _padding,
     "window": _window, "result_accuracy": _result_accuracy,
-    "operand_precision": _operand_precision, "sharding": _devices, "replica_groups": _devices,
+    "operand_precision": _operand_precision, "sharding": _sharding, "replica_groups": _devices,
 }
 
 
