@@ -506,3 +506,12 @@ def test_a_sharding_spelt_another_way_is_the_same_program(tmp_path, sharding, sa
     edited = text.replace(REPLICATED, REPLICATED.replace("{replicated}", sharding))
     report, code = diff(tmp_path, text, edited)
     assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
+
+
+@pytest.mark.parametrize("comment", ["/* c, {}) */", "/* ( */", "/*index=0*/"])
+def test_a_comment_among_the_operands_is_no_change_whatever_it_holds(tmp_path, comment):
+    # The spelling fuzz: XLA's lexer skips a /* */ comment whole; hlodiff's
+    # fast path ended the operand list at the comment's ")" and stopped with
+    # "unexpected text after the instruction" (exit 2).
+    report, code = diff(tmp_path, NEGATE, NEGATE.replace("negate(%p)", f"negate({comment} %p)"))
+    assert (code, report["same_executable"]) == (0, True)

@@ -118,7 +118,10 @@ _SIMPLE_VALUE = (rf"""(?:{_STRING_BODY}|\{{[^{{}}"\n/]*+(?:{_STRING_BODY}[^{{}}"
 # What _FAST_INSTRUCTION and _LINE_HEAD both read: an array shape, and the
 # opcode with an operand list holding no parentheses, strings or line breaks.
 _ARRAY_SHAPE = r"[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[0-9:][^{}\n]*\})?"
-_OPCODE_OPERANDS = r'''([a-z][a-z0-9\-]*)\(([^()"'\n]*)\)'''
+# (A comment may stand among the operands, but one holding a parenthesis,
+# ``/* c) */``, takes the slow path: it would end the list here.)
+_PLAIN_OPERANDS = r'''(?:[^()"'\n/]++|/(?!\*)|/\*[^()*\n]*\*/)*+'''
+_OPCODE_OPERANDS = rf'''([a-z][a-z0-9\-]*)\(({_PLAIN_OPERANDS})\)'''
 _FAST_INSTRUCTION = re.compile(rf"""
     [ \t\n]*+
     (?:(ROOT)[ \t]+)?
@@ -130,7 +133,7 @@ _FAST_INSTRUCTION = re.compile(rf"""
 _FAST_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*([A-Za-z_][\w.\-]*)=({_SIMPLE_VALUE})")
 _FAST_TAIL = re.compile(rf"(?:[ \t]*,[ \t]*[A-Za-z_][\w.\-]*={_SIMPLE_VALUE})*+[ \t]*")
 # An operand list with no nested parentheses, strings or line breaks.
-_SIMPLE_OPERANDS = re.compile(r"[^()\"'\n]*\)")
+_SIMPLE_OPERANDS = re.compile(_PLAIN_OPERANDS + r"\)")
 # One ", name=value" whose value is a word, a string or a brace group with no
 # nested braces: metadata, dimensions, calls, kind, to_apply, ...
 _SIMPLE_ATTR = re.compile(rf"""
