@@ -327,3 +327,28 @@ def test_a_log_that_names_nothing_does_not_claim_a_user_program_recompiled():
     text = " ".join(run_cli("log", str(LOGS / "tf_device_compiler_v1.log"),
                             expect=None).stdout.split())
     assert "0 user programs recompiled, 1 compiled more than once unnamed: cannot tell" in text
+
+
+def test_with_its_dump_default_logging_counts_and_explains_every_compilation():
+    # TF's default logging only warns that normalise retraced; its dump holds
+    # the 6 compilations of each tf.function. `log --dump` said "not logged |
+    # 5 retraces" with no explanation, and the JSON "recompilations": 0 beside
+    # "recompiled": true (a helper session's raw tf.function run).
+    log, dump = str(LOGS / "tf_default_logging.log"), str(LOGS / "tf_default_logging_dump")
+    text = " ".join(run_cli("log", log, "--dump", dump, expect=1).stdout.split())
+    assert "12 compilations counted from the dump (TensorFlow's default logging shows none" in text
+    assert "normalise 6 (dump) 5 0" in text
+    assert "normalise #2 (not in the log: counted from the dump) the dump says: #2 batch 1 -> 2" \
+        in text
+    document = json.loads(run_cli("log", log, "--dump", dump, "--format", "json",
+                                  expect=1).stdout)
+    assert [(p["program"], p["compilations"], p["recompilations"], p["counted_from"])
+            for p in document["programs"]] == [("normalise", 6, 5, "dump"), ("scale", 6, 5, "dump")]
+    assert [(e["program"], e["number"], e["counted_from"], e["log"], e["dump"] is not None)
+            for e in document["recompilations"]][:2] == \
+        [("normalise", 2, "dump", None, True), ("normalise", 3, "dump", None, True)]
+    assert len(document["recompilations"]) == 10
+    # without the dump nothing is counted: the warning's traces, never "0 recompilations"
+    alone = json.loads(run_cli("log", log, "--format", "json", expect=1).stdout)
+    assert [(p["compilations"], p["recompilations"], p["traces_at_least"])
+            for p in alone["programs"]] == [(None, None, 6), (None, None, 6)]

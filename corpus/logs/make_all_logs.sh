@@ -58,6 +58,7 @@ TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compiler=3" $TF tf_device_compiler.
 keep_dump tf_device_compiler_v3
 run tf_default_logging "XLA_FLAGS=--xla_dump_to=$tmp/tf_default_logging_dump" \
   $TF tf_default_logging.py
+keep_dump tf_default_logging  # hlodiff log --dump counts what the log does not show
 run tf_retrace_python_scalar "XLA_FLAGS=--xla_dump_to=$tmp/tf_retrace_python_scalar_dump \
 TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compiler=3" $TF tf_retrace_python_scalar.py
 tfcache="TF_XLA_FLAGS=--tf_xla_persistent_cache_directory=$tmp/tf_cache TF_CPP_MIN_LOG_LEVEL=0"

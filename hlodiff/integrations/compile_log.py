@@ -124,7 +124,9 @@ class Compilation:
     framework's own explanation, whole; ``where`` the user's line.
     ``signature`` is TensorFlow's argument list (types, no shapes);
     ``resources`` the variables it reads, where the log lists its inputs
-    (``device_compiler=3``).
+    (``device_compiler=3``). ``source`` is ``"dump"`` for a compilation the
+    log does not show at all, counted from a module of the run's dump
+    (TensorFlow's default logging); ``file`` is then that module's file.
     """
 
     program: str
@@ -139,6 +141,7 @@ class Compilation:
     where: str | None = None
     signature: tuple[str, ...] = ()
     resources: tuple[str, ...] = ()
+    source: str = "log"
 
     @property
     def loaded(self) -> bool:
@@ -217,6 +220,11 @@ class Program:
             if c.framework == "tensorflow" and c.module:
                 counts[c.module] = counts.get(c.module, 0) + (0 if c.loaded else 1)
         return tuple(counts.items())
+
+    @property
+    def from_dump(self) -> bool:
+        """Every compilation counted from the dump: the log shows none of them."""
+        return bool(self.requests) and all(c.source == "dump" for c in self.requests)
 
     @property
     def recompiled(self) -> bool:
@@ -534,6 +542,7 @@ def summarise(found: Scan, dump: Dump | None = None) -> list[Program]:
     note = ""
     if dump is not None:
         compilations, note = _name_from_dump(compilations, dump)
+        compilations += _unlogged_from_dump(found, compilations, dump)
     groups: dict[tuple, list[Compilation]] = {}
     for c in compilations:
         groups.setdefault(_group(c), []).append(c)
@@ -617,6 +626,30 @@ def _name_from_dump(compilations: list[Compilation], dump: Dump) -> tuple[list[C
                              else module.normalised, module=concrete,
                              signature=entry_types(module))
     return out, ""
+
+
+def _unlogged_from_dump(found: Scan, compilations: list[Compilation],
+                        dump: Dump) -> list[Compilation]:
+    """TensorFlow's default logging: the compilations the log never shows, from the dump.
+
+    Such a log only warns that a tf.function retraced and says nothing of
+    what XLA compiled; every compilation of a ``tf.function`` wrote one
+    module named after its concrete function (``__inference_step_9``), so
+    the dump's modules, in module order, are its compilations. Only when
+    the log warns of retracing and names no TensorFlow compilation at all:
+    then no module of the dump is already one of the log's.
+    """
+    if not found.retracings or any(c.framework == "tensorflow" for c in compilations):
+        return []
+    out = []
+    for module in dump.modules:
+        concrete = concrete_function(module.program)
+        if module.primary is None or concrete is None or module.loaded_from_cache:
+            continue
+        out.append(Compilation(tf_function(concrete), concrete, "tensorflow",
+                               str(module.path), 0,
+                               signature=entry_types(module), source="dump"))
+    return out
 
 
 def entry_types(module: DumpModule) -> tuple[str, ...]:

@@ -51,7 +51,8 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
     if not programs:
         _prose(out, _NOTHING)
         return
-    compiled = sum(len(p.compilations) for p in programs)
+    compiled = sum(len(p.compilations) for p in programs if not p.from_dump)
+    dumped = sum(len(p.compilations) for p in programs if p.from_dump)
     loads = sum(p.loads for p in programs)
     recompiled = [p for p in programs if p.recompiled]
     unlogged = [p for p in programs if _not_logged(p)]
@@ -59,6 +60,11 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         f"{_count(compiled, 'compilation')} logged (TensorFlow's default logging names no "
         f"compilation of the {len(unlogged)} retraced program{'s' if len(unlogged) != 1 else ''}; "
         "TF_CPP_VMODULE=device_compiler=1 counts them)")
+    if dumped:
+        counted = (f"{counted} and {_count(dumped, 'compilation')} counted from the dump "
+                   "(TensorFlow's default logging shows none of them)" if compiled or unlogged
+                   else f"{_count(dumped, 'compilation')} counted from the dump (TensorFlow's "
+                   "default logging shows none of them)")
     named = [p for p in recompiled if p.name]
     said = f"{_count(len(named), 'user program')} recompiled"
     if len(named) < len(recompiled):  # TensorFlow's level 1 names nothing: cannot tell
@@ -76,7 +82,8 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         # warning counts the traces of every signature, the row one signature's.
         recompilations = f"{p.retraces} retraces" if _not_logged(p) else str(p.recompilations)
         row = [terminal(shorten.program(p.name) if p.name else "(not named in the log)"),
-               "not logged" if _not_logged(p) else str(len(p.compilations)),
+               "not logged" if _not_logged(p) else
+               f"{len(p.compilations)} (dump)" if p.from_dump else str(len(p.compilations)),
                recompilations if p.name else "?", str(p.loads)]
         if keys:
             row.append(str(len(p.keys)))
@@ -129,6 +136,10 @@ def _program_details(out, program: Program, causes: bool) -> None:
         _prose(out, f"{name}: traced at least {program.traces} times; TensorFlow says:",
                hanging="  ")
         _quoted(out, program.trace_warning)
+    if program.from_dump:
+        _prose(out, f"{name}: the log shows none of its compilations; the "
+               f"{_count(len(program.compilations), 'compilation')} are counted from the dump, "
+               "one module per concrete function, in module order", hanging="  ")
     if not program.name:
         _prose(out, program.note or _UNNAMED)
     if not program.recompiled or not causes:
@@ -145,8 +156,10 @@ def _program_details(out, program: Program, causes: bool) -> None:
 
 def _logged(out, entry: LoggedRecompilation) -> None:
     c = entry.logged
+    where = (" (not in the log: counted from the dump)" if c.source == "dump"
+             else f" ({c.file}:{c.line})")
     out.print(Text.assemble((terminal(f"{entry.program} #{entry.number}"), "bold"),
-                            terminal(f" ({c.file}:{c.line})")))
+                            terminal(where)))
     said = c.cause or (f"key: {c.key}" if c.key else "")
     if said:
         out.print("  the log says:")
@@ -170,7 +183,9 @@ def log_document(programs: list[Program],
         "framework": p.framework,
         "user_program": p.user,
         "compilations": None if _not_logged(p) else len(p.compilations),
-        "recompilations": p.recompilations if p.name else None,  # unnamed: cannot tell
+        "counted_from": None if _not_logged(p) else "dump" if p.from_dump else "log",
+        # unnamed, or shown only by TensorFlow's retracing warning: cannot tell
+        "recompilations": p.recompilations if p.name and not _not_logged(p) else None,
         "loads": p.loads,
         "traces_at_least": p.traces or None,
         "recompiled": p.recompiled,
@@ -181,7 +196,8 @@ def log_document(programs: list[Program],
                     for m in p.modules],
         "requests": [{"file": c.file, "line": c.line, "framework": c.framework,
                       "module": c.module, "loaded": c.loaded, "cache": c.cache, "key": c.key,
-                      "fingerprint": c.fingerprint, "cause": c.cause, "where": c.where}
+                      "fingerprint": c.fingerprint, "cause": c.cause, "where": c.where,
+                      "source": c.source}
                      for c in p.requests],
         "trace_warning": p.trace_warning or None,
         "note": p.note or None,
@@ -189,8 +205,10 @@ def log_document(programs: list[Program],
     if logged is not None:
         document["recompilations"] = [{
             "program": e.program, "number": e.number,
-            "log": {"file": e.logged.file, "line": e.logged.line, "cause": e.logged.cause,
-                    "where": e.logged.where},
+            "counted_from": e.logged.source,
+            "log": None if e.logged.source == "dump" else {
+                "file": e.logged.file, "line": e.logged.line, "cause": e.logged.cause,
+                "where": e.logged.where},
             "dump": None if e.explained is None else _recompilation_record(e.explained),
         } for e in logged]
     return document
