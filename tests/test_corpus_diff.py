@@ -186,3 +186,15 @@ def test_the_top_cause_belongs_to_the_program_the_headline_names_first(case, rep
         top = report.findings[0]
         run_wide = top.program == "" and top.kind == "environment"  # a version, a flag
         assert run_wide or top.program == report.programs[0].program, (top.kind, top.program)
+
+
+def test_a_reshape_the_framework_puts_on_an_argument_is_no_op_of_the_model(reports):
+    # tf_variable_vs_constant: w captured as a tf.Variable, then as a
+    # tf.constant; TF reshapes a tensor argument on entry (no op_name). The
+    # top cause read "added: reshape f32[16,4]" with "The model code adds
+    # operations here" (a helper session's raw tf.function runs).
+    top = _report(reports, "tf_variable_vs_constant").findings[0]
+    assert top.summary == ("argument passed another way: argument 2 f32[16,4] reshaped by the "
+                           "framework (no op_name) in run b only")
+    assert "model code adds" not in top.advice
+    assert "as a tf.Variable in the other" in top.advice

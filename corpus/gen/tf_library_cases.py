@@ -42,6 +42,11 @@ CASES = {
     # parameters are permuted
     "tf_capture_vs_argument": dict(a=dict(model="capture", w_as_arg=False),
                                    b=dict(model="capture", w_as_arg=True)),
+    # a closed-over tf.Variable (run_a: a resource, read as it is) vs a
+    # closed-over tf.constant of the same values (run_b: a tensor argument,
+    # which TensorFlow reshapes on entry, a reshape with no op_name)
+    "tf_variable_vs_constant": dict(a=dict(model="capture", w_as_arg=False),
+                                    b=dict(model="capture", w_as_arg=False, w_constant=True)),
     # Python-unrolled tf.concat accumulation vs a list + tf.stack
     "tf_concat_vs_stack": dict(a=dict(model="collect", use_stack=False),
                                b=dict(model="collect", use_stack=True)),
@@ -62,10 +67,10 @@ def run_capture(cfg):
     import tensorflow as tf
 
     rng = np.random.RandomState(7)
-    w = tf.Variable(rng.standard_normal((D_IN, D_OUT)).astype(np.float32) * 0.1, name="w")
+    w = (tf.constant if cfg.get("w_constant") else tf.Variable)(
+        rng.standard_normal((D_IN, D_OUT)).astype(np.float32) * 0.1, name="w")
     x = tf.constant(rng.standard_normal((ROWS, D_IN)).astype(np.float32))
     scale = tf.constant(np.linspace(0.5, 1.5, ROWS).astype(np.float32))
-
     def body(w_, x_, scale_):
         with tf.name_scope("dense"):
             h = tf.nn.relu(tf.matmul(x_, w_))
@@ -138,7 +143,8 @@ def run_recompile(cfg):
     import tensorflow as tf
 
     rng = np.random.RandomState(5)
-    w = tf.Variable(rng.standard_normal((D_IN, D_OUT)).astype(np.float32) * 0.1, name="w")
+    w = (tf.constant if cfg.get("w_constant") else tf.Variable)(
+        rng.standard_normal((D_IN, D_OUT)).astype(np.float32) * 0.1, name="w")
 
     @tf.function(jit_compile=True)
     def score(x_):

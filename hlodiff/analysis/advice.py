@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value
-from .findings import REWIRED, Finding
+from .findings import ARGUMENT_PASSING, REWIRED, Finding
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,11 @@ def _inside_jax_random(finding: Finding) -> bool:
 
 def _rewired(finding: Finding) -> bool:
     return finding.summary.startswith(REWIRED)
+
+
+def _argument_passing(finding: Finding) -> bool:
+    """Reshapes the framework put around an argument (findings.py says so)."""
+    return finding.summary.startswith(ARGUMENT_PASSING)
 
 
 def _version(finding: Finding) -> bool:
@@ -254,6 +259,16 @@ RULES = (
     Rule("replaced", None, _always,
          "This part of the model was rewritten: expected after a code change; the program "
          "recompiles once for it."),
+    Rule(None, "tensorflow", _argument_passing,
+         "TensorFlow reshapes each argument it gets as a tensor, and not the value of a "
+         "tf.Variable (a resource): this value reached the function as a tensor in the run "
+         "with the reshape (a captured tf.constant or numpy array, or a tensor argument) "
+         "and as a tf.Variable in the other. The model code did not change here: capture or "
+         "pass the value the same way in both runs."),
+    Rule(None, None, _argument_passing,
+         "The framework adds this reshape of an argument itself (it has no op_name): the "
+         "model code did not change here, the way this value reaches the compiled function "
+         "did. Pass it the same way in both runs."),
     _folded_away("op_added", "b", "a", "adds it", "was"),
     _folded_away("op_removed", "a", "b", "no longer does it", "is"),
     Rule("op_added", None, _always,

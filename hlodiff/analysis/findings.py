@@ -26,7 +26,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
-from ..model import GENERIC_PARAMETER_NAMES, Module, Origin, element_value, runs_backward
+from ..model import (GENERIC_PARAMETER_NAMES, Instruction, Module, Origin, element_value,
+                     runs_backward)
 from .causes import PRIORITY, element_types, moved_dims
 from .diff import READS_ANOTHER, RETURNS_ANOTHER, Change, text_difference
 from .hashes import HASHES, affects
@@ -463,9 +464,65 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
     components: dict[int, list[Change]] = defaultdict(list)
     for i, change in enumerate(changes):
         components[find(i)].append(change)
-    groups = _merge_plumbing(list(components.values()))
-    return [_structural_finding(members, following, stage, times)
+    arguments = {id(c): p for c in changes if (p := _argument_reshape(c, a, b)) is not None}
+    passing = [g for g in components.values() if all(id(c) in arguments for c in g)]
+    groups = _merge_plumbing([g for g in components.values()
+                              if not any(g is p for p in passing)]) + passing
+    return [_argument_finding(members, following, stage, arguments)
+            if all(id(c) in arguments for c in members) else
+            _structural_finding(members, following, stage, times)
             for members, times in _parallel(sorted(groups, key=lambda m: _component_key(m)))]
+
+
+# What an argument_passing finding's summary starts with (advice.py reads it).
+ARGUMENT_PASSING = "argument passed another way:"
+
+
+def _argument_reshape(change: Change, a: Module, b: Module) -> Instruction | None:
+    """The entry parameter that the instruction ``change`` added or removed
+    only reshapes to its own shape, where that takes a reshape with no
+    metadata at all (no op_name, op_type or source): the framework's own
+    handling of an argument, not an op of the model. TensorFlow reshapes
+    every argument it gets as a tensor, and not the value of a tf.Variable
+    (a resource), so a captured tf.Variable made a tf.constant adds one.
+    Where two reshapes stand between the argument and its user the aligner
+    may call either one added: the whole chain counts."""
+    if change.opcode != "reshape":
+        return None
+    side, module, name = ("b", b, change.b) if change.b is not None else ("a", a, change.a)
+    computation = change.computation if side == "b" else change.computation_a
+    entry = module.entry
+    if computation != entry.name or name is None:
+        return None
+    instruction, unnamed = entry.by_name.get(name), False
+    while instruction is not None and instruction.opcode == "reshape" \
+            and len(instruction.operands) == 1:
+        source = entry.by_name.get(instruction.operands[0])
+        if source is None or source.shape is None or instruction.shape is None \
+                or source.shape.without_layout() != instruction.shape.without_layout():
+            return None
+        unnamed = unnamed or not module.origin(instruction)
+        instruction = source
+    if instruction is None or instruction.opcode != "parameter" or not unnamed:
+        return None
+    return instruction
+
+
+def _argument_finding(members: list[Change], following: dict[int, list[Change]], stage: str,
+                      arguments: dict[int, Instruction]) -> Finding:
+    """Reshapes of the framework's own around entry parameters, in one run only."""
+    derived = [d for c in members for d in following.get(id(c), ())]
+    parameters = list(dict.fromkeys(
+        f"argument {arguments[id(c)].parameter_number} {arguments[id(c)].shape.without_layout()}"
+        for c in members))
+    added = members[0].kind == "op_added"
+    run = "b" if added else "a"
+    summary = (f"{ARGUMENT_PASSING} {', '.join(parameters)} reshaped by the framework (no "
+               f"op_name) in run {run} only")
+    text = _ops_text(members)
+    return finding(members[0].kind, stage, members, old="" if added else text,
+                   new=text if added else "", derived=derived, summary=summary,
+                   count=len(members), ranked=True)
 
 
 def _parallel(groups: list[list[Change]]) -> list[tuple[list[Change], int]]:
