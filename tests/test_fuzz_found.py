@@ -515,3 +515,21 @@ def test_a_comment_among_the_operands_is_no_change_whatever_it_holds(tmp_path, c
     # "unexpected text after the instruction" (exit 2).
     report, code = diff(tmp_path, NEGATE, NEGATE.replace("negate(%p)", f"negate({comment} %p)"))
     assert (code, report["same_executable"]) == (0, True)
+
+
+SEND_RECV = CONFORMANCE / "valid" / "parser_test_SendRecvWoChannelID.hlo"
+SEND_DONE = "%send-done = token[] send-done((f32[], u32[], token[]) %send)"
+
+
+@pytest.mark.parametrize("attribute", ["frontend_attributes={}", "is_host_transfer=false"])
+def test_an_unused_line_with_an_attribute_at_its_default_is_no_change(tmp_path, attribute):
+    """The spelling fuzz, on XLA's parser test: an attribute at the value XLA
+    gives when it is left out, on a send-done nothing reads. XLA reads the
+    same program (jaxlib 0.10.2); hlodiff paired lines by their attribute
+    text, left this one unpaired and said "added: send-done", "removed:
+    send-done": "Recompiles"."""
+    text = SEND_RECV.read_text()
+    assert SEND_DONE in text
+    report, code = diff(tmp_path, text, text.replace(SEND_DONE, f"{SEND_DONE}, {attribute}"))
+    assert (code, report["same_executable"]) == (0, True)
+    assert report["findings"] == []

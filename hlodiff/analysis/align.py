@@ -3,7 +3,8 @@
 Names are useless for this: XLA renumbers them whenever anything earlier in
 the trace changes. Matching is by structure, cheapest evidence first:
 
-1. exact fingerprints: a hash of opcode, shape, attributes (not metadata),
+1. exact fingerprints: a hash of opcode, shape, what the attributes mean
+   (not metadata; XLA's defaults and spelling aside),
    constant value and the fingerprints of the operands and called
    computations. Everything unchanged pairs here, in one pass;
 2. anchors: the parameters, by number, where the two parameter lists agree
@@ -56,6 +57,7 @@ from ..syntax.unchanged import LinePairs, Seed, SeedSide
 _FUZZY_CUTOFF = 70.0
 _FUZZY_LIMIT = 2000  # per opcode bucket and side; beyond it fuzzy matching is skipped
 _PAIRWISE_LIMIT = 20_000  # equal instructions weighed pair by pair; beyond, paired in order
+_NONE: frozenset = frozenset()  # the attribute keys of an instruction with none
 # Not part of what an instruction computes (metadata), or naming other
 # instructions (control-predecessors: compared through the pairing instead).
 _IGNORED_ATTRIBUTES = frozenset({"metadata", "statistics", "control-predecessors",
@@ -227,8 +229,12 @@ class _Fingerprints:
             # not (inserting one renumbers the rest): parameters are anchored
             # by number separately, and the differ reports any renumbering.
             value = instruction.operand_text if instruction.opcode == "constant" else ""
-            fp = hash((instruction.opcode, str(instruction.shape), attribute_key(instruction),
-                       value, operands, called))
+            # What the attributes mean, as the differ compares them: an
+            # attribute at XLA's default (``frontend_attributes={}``) or
+            # spelled otherwise is the same instruction, wherever it is.
+            attributes = _compiled_keys(instruction) if instruction.attribute_items else _NONE
+            fp = hash((instruction.opcode, str(instruction.shape), attributes, value, operands,
+                       called))
             local[instruction.name] = fp
         root = computation.root.name
         self._roots[name] = local[root] if root in local else _seeded(paired[root])
