@@ -533,3 +533,34 @@ def test_an_unused_line_with_an_attribute_at_its_default_is_no_change(tmp_path, 
     report, code = diff(tmp_path, text, text.replace(SEND_DONE, f"{SEND_DONE}, {attribute}"))
     assert (code, report["same_executable"]) == (0, True)
     assert report["findings"] == []
+
+
+MAXTEXT = CONFORMANCE / "files" / "xla__tools__benchmarks__hlo__nv_maxtext_1n1g_jit_train_step_before_optimization.hlo"
+INPUTS = "%Arg_33.34 = s32[16,2048]{1,0} parameter(33), sharding={devices=[8,1]<=[8]}"
+
+
+@pytest.mark.parametrize("old, new, same", [
+    # the devices of each replicated group in another order: XLA sorts them
+    ("{devices=[2,1,4]0,1,2,3,4,5,6,7 last_tile_dim_replicate}",
+     "{devices=[2,1,4]3,2,1,0,7,6,5,4 last_tile_dim_replicate}", True),
+    # subgroup types in another order: XLA sorts them, moving the devices along
+    ("{devices=[2,1,2,2]<=[8] last_tile_dims={manual, replicated}}",
+     "{devices=[2,1,2,2]<=[2,2,2]T(0,2,1) last_tile_dims={replicated, manual}}", True),
+    # the two groups swapped: each half of the data on other devices
+    ("{devices=[2,1,4]0,1,2,3,4,5,6,7 last_tile_dim_replicate}",
+     "{devices=[2,1,4]4,5,6,7,0,1,2,3 last_tile_dim_replicate}", False),
+    # the same devices as an iota: XLA prints (and fingerprints) it as one
+    ("{devices=[2,1,4]0,1,2,3,4,5,6,7 last_tile_dim_replicate}",
+     "{devices=[2,1,4]<=[8] last_tile_dim_replicate}", False),
+])
+def test_a_partly_replicated_sharding_is_its_groups_whatever_their_order(tmp_path, old, new, same):
+    """The sharding fuzz, on a MaxText train step's input: XLA sorts the
+    devices within each replicated group (``HloSharding::PartialTile``) and
+    the subgroup types (``HloSharding::Subgroup``), so these spellings are
+    one program to jaxlib 0.10.2. hlodiff compared the device lists as
+    written: "Recompiles"."""
+    text = MAXTEXT.read_text()
+    assert INPUTS in text
+    report, code = diff(tmp_path, text.replace(INPUTS, INPUTS.replace("{devices=[8,1]<=[8]}", old)),
+                        text.replace(INPUTS, INPUTS.replace("{devices=[8,1]<=[8]}", new)))
+    assert (code, report["same_executable"]) == ((0, True) if same else (1, False))

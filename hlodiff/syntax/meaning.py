@@ -283,17 +283,25 @@ def _devices(text: str, frames) -> Any:
 
 
 _SHARDING_METADATA = re.compile(r"\s*\bmetadata=\{")
-_TILES = re.compile(r"devices=\[([0-9,\s]+)\]")
+# A tiled sharding's tiles and device list: explicit (``0,1,2,3``) or an iota.
+_TILED = re.compile(r"devices=\[([0-9,\s]+)\]\s*(<=\[[0-9,\s]+\](?:T\([0-9,\s]+\))?|[0-9][0-9,\s]*)")
 _SUBGROUPS = re.compile(r"\blast_tile_dim_replicate\b|\blast_tile_dims=\{([a-z,\s]*)\}")
+# The order XLA sorts subgroup types in (``kOrderedTypes`` in hlo_sharding.cc).
+_SUBGROUP_ORDER = ("maximal", "tuple", "other", "manual", "unreduced", "replicated")
+_MAX_DEVICES = 1 << 16
 
 
 def _sharding(text: str, frames) -> Any:
     """A sharding as XLA stores it: the metadata it may carry
     (``{replicated metadata={op_name="a"}}``) is metadata, left out of
-    the program like an instruction's; ``last_tile_dims={replicated}`` is
-    ``last_tile_dim_replicate``; tiles that split no data dimension are
-    ``{replicated}`` or ``{manual}`` (``HloSharding::Subgroup``)."""
-    return _devices(_subgroups(_without_metadata(text)), frames)
+    the program like an instruction's; a tiled one is its tiles, its
+    devices and its subgroups as ``HloSharding::Subgroup`` and
+    ``PartialTile`` normalise them (see ``_tiled``)."""
+    text = _without_metadata(text)
+    tiled = _tiled(text)
+    if tiled is None or isinstance(tiled, str):  # not tiled, or tiles that split nothing
+        return _devices(tiled or text, frames)
+    return tiled
 
 
 def _without_metadata(text: str) -> str:
@@ -306,31 +314,127 @@ def _without_metadata(text: str) -> str:
     return text
 
 
-def _subgroups(text: str) -> str:
-    tiles, subgroups = _TILES.search(text), _SUBGROUPS.search(text)
-    if tiles is None or subgroups is None or text.count("devices=") != 1:
-        return text
-    if subgroups.group(1) is None:
-        kinds = ["replicated"]
+def _tiled(text: str) -> Any:
+    """A single tiled sharding (``{devices=[2,1,2]1,0,3,2 last_tile_dim_replicate}``)
+    as XLA keeps it, None for any other. XLA drops subgroup dimensions of
+    size 1, merges those of one type, sorts the types (manual, unreduced,
+    then replicated) moving the devices along, and sorts the devices of
+    each replicated group: ``1,0,3,2`` is ``0,1,2,3`` there. Tiles that then
+    split no data dimension are ``{replicated}`` or ``{manual}``. The key is
+    the device array itself, and whether the text gave it as an iota (XLA
+    prints an iota as an iota, a list as a list)."""
+    tiled, subgroups = _TILED.search(text), _SUBGROUPS.search(text)
+    if tiled is None or text.count("devices=") != 1:
+        return None
+    dims = [int(d) for d in tiled.group(1).split(",") if d.strip()]
+    devices = _device_array(tiled.group(2), dims)
+    if devices is None:
+        return None
+    if subgroups is None:
+        kinds, replicate = [], False
+    elif subgroups.group(1) is None:
+        kinds, replicate = ["replicated"], True
     else:
         kinds = [kind.strip() for kind in subgroups.group(1).split(",") if kind.strip()]
-    dims = [int(d) for d in tiles.group(1).split(",") if d.strip()]
-    if not kinds or len(kinds) > len(dims):
-        return text
+        replicate = False
+    if len(kinds) > len(dims) or any(kind not in _SUBGROUP_ORDER for kind in kinds):
+        return None
+    rest = text[:tiled.start()] + text[tiled.end():]
+    if subgroups is not None:
+        at = subgroups.start() - len(tiled.group(0)) if subgroups.start() > tiled.start() \
+            else subgroups.start()
+        rest = rest[:at] + rest[at + len(subgroups.group(0)):]
+    iota = tiled.group(2).startswith("<=")
+    made = _partial_tile(dims, devices) if replicate else _subgroup(dims, devices, kinds)
+    if isinstance(made, str):
+        return made
+    dims, devices, kinds = made
+    return ("tiled", tuple(dims), tuple(devices), iota, tuple(kinds), frozen(_value(rest)))
+
+
+def _device_array(text: str, dims: list[int]) -> list[int] | None:
+    """The devices of a tile assignment in row-major order: a list as
+    written, an iota ``<=[4,2]T(1,0)`` as the devices it numbers; None
+    when it does not fit the tiles."""
+    count = math.prod(dims)
+    if count > _MAX_DEVICES:
+        return None
+    text = " ".join(text.split())
+    if not text.startswith("<="):
+        devices = [int(d) for d in text.split(",") if d.strip()]
+        return devices if len(devices) == count else None
+    match = _IOTA.match(text.replace(" ", ""))
+    if match is None:
+        return None
+    shape = [int(d) for d in match.group(1).split(",")]
+    order = [int(d) for d in match.group(2).split(",")] if match.group(2) else \
+        list(range(len(shape)))
+    if sorted(order) != list(range(len(shape))) or math.prod(shape) != count:
+        return None
+    return _transposed(list(range(count)), shape, order)
+
+
+def _transposed(values: list[int], shape: list[int], order: list[int]) -> list[int]:
+    """``values``, an array of ``shape`` in row-major order, with its
+    dimensions in ``order`` (numpy's ``transpose``), in row-major order."""
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    out_shape = [shape[d] for d in order]
+    out_strides = [strides[d] for d in order]
+    offsets = [0]
+    for size, stride in zip(out_shape, out_strides):
+        offsets = [o + k * stride for o in offsets for k in range(size)]
+    return [values[o] for o in offsets]
+
+
+def _partial_tile(dims: list[int], devices: list[int]) -> tuple | str:
+    """``HloSharding::PartialTile``: the last dimension replicates; the
+    devices of each group sorted."""
+    if len(dims) == 1 or dims[-1] == len(devices):
+        return "{replicated}"
+    if dims[-1] == 1:
+        return dims[:-1], devices, []
+    size = dims[-1]
+    devices = [d for k in range(0, len(devices), size) for d in sorted(devices[k:k + size])]
+    return dims, devices, ["replicated"]
+
+
+def _subgroup(dims: list[int], devices: list[int], kinds: list[str]) -> tuple | str:
+    """``HloSharding::Subgroup``: subgroup dimensions of size 1 dropped,
+    those of one type merged, the types in XLA's order."""
+    if not kinds:
+        return dims, devices, []
     data = len(dims) - len(kinds)
     if len(set(kinds)) == 1 and math.prod(dims[:data]) == 1 \
             and kinds[0] in ("replicated", "manual", "unreduced"):
         return "{" + kinds[0] + "}"
-    kept = [(dim, kind) for dim, kind in zip(dims[data:], kinds) if dim != 1]  # trivial: dropped
-    if len(kept) == len(kinds) and kinds != ["replicated"]:
-        return text
-    dropped, kinds = len(kept) < len(kinds), [kind for _, kind in kept]
-    clause = "" if not kinds else "last_tile_dim_replicate" if kinds == ["replicated"] else \
-        "last_tile_dims={" + ",".join(kinds) + "}"
-    text = text[:subgroups.start()] + clause + text[subgroups.end():]
-    tiles = ",".join(map(str, dims[:data] + [dim for dim, _ in kept]))
-    text = _TILES.sub(f"devices=[{tiles}]", text, count=1)
-    return _subgroups(text) if dropped and kinds else text
+    by_kind: dict[str, list[int]] = {}
+    removed, merging = [], False
+    for k, kind in enumerate(kinds):
+        if dims[data + k] == 1:
+            removed.append(data + k)
+            merging = True
+            continue
+        merging |= kind in by_kind
+        by_kind.setdefault(kind, []).append(data + k)
+    merging |= len(by_kind) > 1
+    if merging:
+        order, merged, kinds = list(range(data)), dims[:data], []
+        for kind in sorted(by_kind, key=_SUBGROUP_ORDER.index):
+            order += by_kind[kind]
+            merged.append(math.prod(dims[d] for d in by_kind[kind]))
+            kinds.append(kind)
+        devices = _transposed(devices, dims, order + removed)
+        dims = merged
+    if kinds == ["replicated"]:
+        return _partial_tile(dims, devices)
+    if kinds == ["manual"] and len(devices) == dims[-1]:
+        return "{manual}"
+    if kinds and kinds[-1] == "replicated":
+        made = _partial_tile(dims, devices)
+        if isinstance(made, str):
+            return made
+        return made[0], made[1], kinds
+    return dims, devices, kinds
 
 
 def _literal(text: str, frames) -> Any:
