@@ -189,6 +189,9 @@ class _Fingerprints:
         # computation -> {instruction name: fingerprint}, for those the seed left unpaired
         self.of_instructions: dict[str, dict[str, int]] = {}
         self._roots: dict[str, int] = {}  # computation -> fingerprint of its root
+        # what attributes mean, by their text (and the opcode and shape that
+        # give their defaults): a few hundred texts among 100,000 lines
+        self._meanings: dict[tuple, frozenset] = {}
 
     def computation(self, name: str) -> int:
         known = self.of_computation.get(name)
@@ -232,13 +235,21 @@ class _Fingerprints:
             # What the attributes mean, as the differ compares them: an
             # attribute at XLA's default (``frontend_attributes={}``) or
             # spelled otherwise is the same instruction, wherever it is.
-            attributes = _compiled_keys(instruction) if instruction.attribute_items else _NONE
+            attributes = self._meaning(instruction) if instruction.attribute_items else _NONE
             fp = hash((instruction.opcode, str(instruction.shape), attributes, value, operands,
                        called))
             local[instruction.name] = fp
         root = computation.root.name
         self._roots[name] = local[root] if root in local else _seeded(paired[root])
         return self._roots[name]
+
+
+    def _meaning(self, instruction: Instruction) -> frozenset:
+        text = (instruction.opcode, str(instruction.shape), attribute_key(instruction))
+        meaning = self._meanings.get(text)
+        if meaning is None:
+            meaning = self._meanings[text] = _compiled_keys(instruction)
+        return meaning
 
 
 def _seeded(key: str) -> int:
