@@ -956,3 +956,21 @@ def test_a_change_seen_before_optimization_alone_does_not_claim_the_executable(t
     assert (top["kind"], top["old"], top["new"]) == ("constant", "0.01", "0.02")
     assert report["programs"][0]["hashes"]["xla_executable_fingerprint"] is None
     assert top["affects"] == ["jax_cache_key"]
+
+
+def test_a_dropout_switched_off_is_told_at_the_dropout_not_at_the_key_split(tmp_path):
+    # equinox's eqx.nn.Dropout(p, inference=True): the dropout's ops go, and
+    # with them the split of the step's key that only they read (JAX leaves
+    # out what nothing reads). The removed ops' first in program order, that
+    # split, was the top cause's origin: "removed: 9 ops ... at
+    # jit(train_step)/jit(_threefry_split) (train.py:31)", the line
+    # `keys = jax.random.split(key, n)` the user did not change (a helper
+    # session's equinox run). Most of the ops come from the dropout's lines.
+    dump_runs(tmp_path, "jax_dropout_inference", "0", "1")
+    for x, y, kind in (("0", "1", "op_removed"), ("1", "0", "op_added")):
+        top = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format", "json",
+                                 "--no-cache", expect=1).stdout)["findings"][0]
+        assert top["kind"] == kind
+        assert top["origin"]["source_file"].endswith("jax_dropout_inference.py")
+        assert top["origin"]["source_line"] in (21, 22)  # dropout's body, not the split (27)
+        assert "_threefry_split" not in top["origin"]["op_name"]

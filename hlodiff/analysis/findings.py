@@ -601,9 +601,14 @@ def _structural_finding(members: list[Change], following: dict[int, list[Change]
     added = [c for c in members if c.kind in ("op_added", "computation_added")]
     removed = [c for c in members if c.kind in ("op_removed", "computation_removed")]
     derived = [d for c in members for d in following.get(id(c), ())]
-    # the ops that do the work first, then what carries values to them
+    # the ops that do the work first, those of the source line most of them
+    # come from first among them, then what carries values to them
+    working = Counter(c.origin.location for c in members
+                      if c.origin.location and c.opcode not in _QUIET_OPCODES)
+    line = max(working, key=working.get) if working else None
     ordered = sorted(members, key=lambda c: (c.opcode in _QUIET_OPCODES,
                                              c.kind.startswith("computation"),
+                                             c.origin.location != line,
                                              c.opcode in _ARITHMETIC,
                                              c.origin.location is None))
     scope = _common_scope(ordered)
