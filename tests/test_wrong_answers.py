@@ -974,3 +974,21 @@ def test_a_dropout_switched_off_is_told_at_the_dropout_not_at_the_key_split(tmp_
         assert top["origin"]["source_file"].endswith("jax_dropout_inference.py")
         assert top["origin"]["source_line"] in (21, 22)  # dropout's body, not the split (27)
         assert "_threefry_split" not in top["origin"]["op_name"]
+
+
+def test_a_block_put_under_checkpoint_is_the_remat_not_a_copied_bernoulli(tmp_path):
+    # Hugging Face's FlaxBertForSequenceClassification(config,
+    # gradient_checkpointing=True): JAX traces the checkpointed layers apart,
+    # so their dropouts call a copy of the bernoulli the embedding's dropout
+    # calls (_bernoulli_8 next to _bernoulli, each with its own _uniform).
+    # The copy, alike but for names, was the top cause, "called_computation
+    # _bernoulli.20 (7 instructions) -> _bernoulli_8.30 (7 instructions)",
+    # above the 470 ops jax.checkpoint adds (a helper session's run).
+    dump_runs(tmp_path, "jax_remat_block", "0", "1")
+    for x, y, kind in (("0", "1", "op_added"), ("1", "0", "op_removed")):
+        report = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format",
+                                    "json", "--no-cache", expect=1).stdout)
+        top = report["findings"][0]
+        assert top["kind"] == kind and "opt-barrier" in top["summary"]
+        assert not [f for f in report["findings"] if f["kind"] in (
+            "called_computation", "computation_added", "computation_removed")]

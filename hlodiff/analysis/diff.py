@@ -290,6 +290,29 @@ def _unpaired_computations(alignment: Alignment, alike: set[tuple[str, str]]) ->
     return out
 
 
+def _twins(alignment: Alignment, x: str, y: str) -> set[tuple[str, str]]:
+    """Computation ``x`` of a and ``y`` of b, which compute alike, and what
+    each calls, in the order their instructions call it, where those compute
+    alike too: a copy's callees are copies (``_bernoulli_8`` calls
+    ``_uniform_9``), not computations of their own."""
+    out: set[tuple[str, str]] = set()
+    todo = [(x, y)]
+    while todo:
+        x, y = todo.pop()
+        if ("a", x) in out or alignment.computation_pairs.get(x) == y:
+            continue
+        out.update((("a", x), ("b", y)))
+        cx, cy = alignment.a.by_name.get(x), alignment.b.by_name.get(y)
+        if cx is None or cy is None:
+            continue
+        called_x = [n for i in cx.instructions for n in i.called_computations]
+        called_y = [n for i in cy.instructions for n in i.called_computations]
+        if len(called_x) == len(called_y):
+            todo.extend((m, n) for m, n in zip(called_x, called_y)
+                        if alignment.same_code(m, n))
+    return out
+
+
 def _order_of_computations(alignment: Alignment) -> list[Change]:
     """Calls that read another computation that computes alike can leave
     the computations in another order as XLA prints them (callees first, in
@@ -740,7 +763,7 @@ class _ComputationDiff:
                 if pairs.get(cx) == cy:
                     continue
                 if self.alignment.same_code(cx, cy):
-                    self.alike.update((("a", cx), ("b", cy)))
+                    self.alike.update(_twins(self.alignment, cx, cy))
                 else:
                     out.append(self._change(
                         "called_computation", _describe_call(self.alignment.a, cx),
