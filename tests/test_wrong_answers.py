@@ -992,3 +992,19 @@ def test_a_block_put_under_checkpoint_is_the_remat_not_a_copied_bernoulli(tmp_pa
         assert top["kind"] == kind and "opt-barrier" in top["summary"]
         assert not [f for f in report["findings"] if f["kind"] in (
             "called_computation", "computation_added", "computation_removed")]
+
+
+def test_a_helper_compiled_in_two_graphs_does_not_take_the_main_programs_headline(tmp_path):
+    # A Hugging Face Flax BERT with gradient_checkpointing=True: its eager
+    # set-up compiled jit_reduce_sum twice where the other run compiled
+    # jit__reduce_sum once, and the headline's top cause was that split,
+    # "run b compiled in 2 graphs (module_0210.jit_reduce_sum, ...)", while
+    # the table's first row, the train step's, was the cause (a helper
+    # session's run). The split stays in the report, under its own program.
+    dump_runs(tmp_path, "jax_helper_split", "0", "1")
+    text = " ".join(run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"), "--no-cache",
+                            expect=1).stdout.split())
+    assert "Top cause: constant 0.01 -> 0.02 at jit(train_step)/mul" in text
+    report = json.loads(run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"), "--format",
+                                "json", "--no-cache", expect=1).stdout)
+    assert [s["program"] for s in report["splits"]] == ["jit_prepare"]

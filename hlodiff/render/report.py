@@ -196,8 +196,12 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
         (f" and {len(differing) - 3} more" if len(differing) > 3 else "")
     top = report.top
     cause = f" Top cause: {describe(top, spell)}." if top is not None and top.moves_a_hash else ""
-    if report.splits:  # the removed operations run in the split's other graphs
-        cause = f" Top cause: {spell.value(report.splits[0].sentence)}."
+    # the top finding's removed operations run in the split's other graphs; a
+    # split of another program (eager helpers a model's set-up compiled one
+    # way in one run, another way in the other) does not explain it
+    split = next((s for s in report.splits if top is None or s.program == top.program), None)
+    if split is not None:
+        cause = f" Top cause: {spell.value(split.sentence)}."
     extra = len(report.extra_compilations)
     extra_text = f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" \
         if extra else ""
