@@ -118,8 +118,11 @@ def _inside_jax_random(finding: Finding) -> bool:
     """Is every place of the finding inside the code JAX's random functions
     lower to: the same Python code drawing its bits another way, as a
     flipped jax_threefry_partitionable does (a helper session's run read
-    "dtype u64[4] -> u32[64]" with mixed-precision advice)?"""
-    return bool(finding.where) and all(_JAX_RANDOM.fullmatch(w.computation or "")
+    "dtype u64[4] -> u32[64]" with mixed-precision advice)? Names and source
+    locations there are not bits drawn another way: the computation was
+    traced first from another place (a Hugging Face Flax model's layers under
+    jax.checkpoint: "metadata Dropout -> Dense" in _threefry_fold_in)."""
+    return finding.kind != "metadata" and bool(finding.where) and all(_JAX_RANDOM.fullmatch(w.computation or "")
                                        for w in finding.where)
 
 

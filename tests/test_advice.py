@@ -1,0 +1,26 @@
+"""advice.py: which advice a finding gets."""
+
+from hlodiff.analysis.advice import advice_for
+from hlodiff.analysis.findings import Finding, Where
+from hlodiff.model import Origin
+
+
+def _inside_random(kind: str, old: str, new: str) -> Finding:
+    places = tuple(Where(computation, f"{name}.{n}", f"{name}.{n}", old, new)
+                   for n, (computation, name) in enumerate(
+                       [("_threefry_fold_in.14", "slice"), ("threefry2x32.13", "add")]))
+    return Finding(kind, "both", old, new, len(places), ("xla_executable_fingerprint",),
+                   (Origin(op_name="slice"),), places)
+
+
+def test_names_inside_jax_random_are_names_not_prng_settings():
+    # A Hugging Face Flax BERT with gradient_checkpointing=True: the step's
+    # _threefry_fold_in was traced first from another layer, so its stack
+    # frames name Dense, not Dropout. That finding read "This differs inside
+    # the code JAX generates random bits with ... the PRNG settings or the
+    # JAX version differ" (a helper session's run); they were the same.
+    metadata = advice_for(_inside_random("metadata", "Dropout", "Dense"), "jax")
+    assert metadata.startswith("Only names and source locations differ")
+    # what the code computes there still points at the PRNG settings
+    dtype = advice_for(_inside_random("dtype", "u64[4]", "u32[64]"), "jax")
+    assert "jax_threefry_partitionable" in dtype
