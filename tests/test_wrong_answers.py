@@ -1008,3 +1008,23 @@ def test_a_helper_compiled_in_two_graphs_does_not_take_the_main_programs_headlin
     report = json.loads(run_cli("diff", str(tmp_path / "0"), str(tmp_path / "1"), "--format",
                                 "json", "--no-cache", expect=1).stdout)
     assert [s["program"] for s in report["splits"]] == ["jit_prepare"]
+
+
+def test_a_step_run_without_jit_is_not_paired_with_a_jitted_add(tmp_path):
+    # Keras on the JAX backend with jit_compile=False runs the step op by op
+    # through its backend's jitted functions. Run b's largest program, a
+    # jitted add, was paired with run a's jit_train_step "only as the largest
+    # of each run", and the top cause read "batch 16 -> 32 in argument 0
+    # f32[16,4] at jit(add)/add" (a helper session's Keras run). A training
+    # step and a program that runs no backward pass are not one program.
+    dump_runs(tmp_path, "jax_step_unjitted", "jit", "eager")
+    for x, y, run in (("jit", "eager", "a"), ("eager", "jit", "b")):
+        report = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format",
+                                    "json", "--no-cache", expect=1).stdout)
+        assert any(w.startswith(f"run {run}'s main program, jit_train_step, has no counterpart")
+                   for w in report["warnings"]), report["warnings"]
+        assert not [p for p in report["programs"] if "jit_train_step" in (p["a"] or "") + (
+            p["b"] or "")]
+        text = " ".join(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--no-cache",
+                                expect=1).stdout.split())
+        assert "batch" not in text

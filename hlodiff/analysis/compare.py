@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
-from ..dumps.catalogue import compiled_by_framework
+from ..dumps.catalogue import compiled_by_framework, computes_gradients
 from ..dumps.environment import cache_paths_differ, differences, environment, is_version
 from ..dumps.mlir import mlir_type, read_constants, settle, stablehlo_difference
 from ..dumps.naming import program_name
@@ -137,16 +137,23 @@ def _main_in_one_run(dump_a: Dump, dump_b: Dump, pairing, split: set[str] = froz
     programs both compiled said "Same executable", exit 0, where run b had
     crashed before compiling jit_train_step (a helper session's run). A
     graph of a step the run split (``split``: module labels) is not one:
-    the other run compiled its operations inside its one graph."""
+    the other run compiled its operations inside its one graph. A training
+    step is told before a run's other main program: the step run without
+    jit in the other run, whose largest program is one of its ops."""
+    found = []
     for run, dump, alone, other in (("a", dump_a, pairing.only_a, "b"),
                                     ("b", dump_b, pairing.only_b, "a")):
         main = dump.main_program()
         if any(m is main for m in alone) and not compiled_by_framework(main) \
                 and main.label not in split:
-            return (f"run {run}'s main program, {main.normalised or main.label}, has no "
-                    f"counterpart in run {other}: run {other} never compiled it (did it stop "
-                    "before?), so it cannot have shared its executable")
-    return ""
+            found.append((not computes_gradients(main), run, main, other))
+    if not found:
+        return ""
+    _, run, main, other = min(found, key=lambda f: f[:2])
+    return (f"run {run}'s main program, {main.normalised or main.label}, has no "
+            f"counterpart in run {other}: run {other} never compiled it (did it stop before, "
+            "or run the step without jit, as Keras does with jit_compile=False?), so it "
+            "cannot have shared its executable")
 
 
 def _splits(pairing, programs: list[ProgramDiff]) -> tuple[Split, ...]:

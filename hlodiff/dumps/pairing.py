@@ -28,7 +28,7 @@ from typing import Iterable
 
 from rapidfuzz.distance import Indel
 
-from .catalogue import Dump, DumpModule
+from .catalogue import Dump, DumpModule, computes_gradients
 from ..errors import HlodiffError
 from .pool import read_files
 
@@ -245,7 +245,8 @@ def pair_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None,
     main_a, main_b = dump_a.main_program(), dump_b.main_program()
     main_pair = _main_pair(pairs, main_a, main_b)
     largest = None
-    if main_pair is None and select is None:  # the two main programs, for lack of better
+    if main_pair is None and select is None and _may_be_one_program(main_a, main_b):
+        # the two main programs, for lack of better
         largest = ModulePair(main_a, main_b, LARGEST, _size_ratio(main_a.size, main_b.size))
         only_a.remove(main_a)
         only_b.remove(main_b)
@@ -254,10 +255,19 @@ def pair_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None,
     elif all:
         chosen = ([largest] if largest else []) + pairs
     else:
-        chosen = [main_pair or largest]
+        chosen = [p for p in (main_pair or largest,) if p is not None]
     others = tuple(p for p in pairs if p not in chosen)
     return Pairing(tuple(chosen), tuple(only_a), tuple(only_b), tuple(matcher.notes), others,
                    main_pair or largest)
+
+
+def _may_be_one_program(a: DumpModule, b: DumpModule) -> bool:
+    """Can two main programs nothing else pairs be one program? Not a
+    training step and a program that runs no backward pass: Keras with
+    jit_compile=False ran its step op by op, and run b's largest program, a
+    jitted add, was paired with run a's jit_train_step and read as "batch
+    16 -> 32 in argument 0"."""
+    return computes_gradients(a) == computes_gradients(b)
 
 
 def _main_pair(pairs: Iterable[ModulePair], main_a: DumpModule,
