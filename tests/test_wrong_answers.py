@@ -1028,3 +1028,19 @@ def test_a_step_run_without_jit_is_not_paired_with_a_jitted_add(tmp_path):
         text = " ".join(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--no-cache",
                                 expect=1).stdout.split())
         assert "batch" not in text
+
+
+def test_an_optimizer_swapped_is_its_operations_not_a_constant_they_share(tmp_path):
+    # Keras' Adam swapped for RMSprop under model.fit: every operation of the
+    # step has the model.fit line as its place in the user's code, so the
+    # changes were one finding, led by the most direct kind, "constant 0.001
+    # -> 0.9" (adam's 1 - beta2 paired with RMSprop's rho), with "61 replaced
+    # changes" following from it and the advice to pass the float as an array
+    # (a helper session's run; a schedule swapped read "constant 10 -> 100").
+    # Operations added or removed do not follow from a value.
+    dump_runs(tmp_path, "jax_optimizer_swap", "adam", "rmsprop")
+    for x, y in (("adam", "rmsprop"), ("rmsprop", "adam")):
+        top = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format", "json",
+                                 "--no-cache", expect=1).stdout)["findings"][0]
+        assert top["kind"] in ("op_added", "op_removed", "replaced"), top["summary"]
+        assert "power" in top["summary"] and "array argument" not in top["advice"]
