@@ -324,12 +324,15 @@ def test_symlink_loops_in_a_dump_directory(tmp_path: Path) -> None:
 
 
 def test_two_directories_with_no_module_in_common(tmp_path: Path) -> None:
-    """Different programs: the largest are compared, the rest are extra compilations."""
+    """Different programs: a training step is not compared with a graph that
+    runs no backward pass (the largest of each run, for lack of better); it
+    has no counterpart, and every module is an extra compilation."""
     jax = copy_case("jax_learning_rate", tmp_path) / "run_a"
     torch = copy_case("torch_seed", tmp_path) / "run_a"
     report = json.loads(run_cli("diff", str(jax), str(torch), "--format", "json", expect=1).stdout)
-    assert report["same_executable"] is False
-    assert [m["how"] for m in report["modules"]] == ["largest"]
+    assert report["same_executable"] is False and report["recompiles"] is None
+    assert report["modules"] == []
+    assert "jit_train_step, has no counterpart in run b" in report["warnings"][0]
     assert {e["run"] for e in report["extra_compilations"]} == {"a", "b"}
     run_cli("diff", str(jax), str(torch), expect=1)
     run_cli("constants", str(jax), str(torch), expect=1)

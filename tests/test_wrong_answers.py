@@ -1044,3 +1044,14 @@ def test_an_optimizer_swapped_is_its_operations_not_a_constant_they_share(tmp_pa
                                  "--no-cache", expect=1).stdout)["findings"][0]
         assert top["kind"] in ("op_added", "op_removed", "replaced"), top["summary"]
         assert "power" in top["summary"] and "array argument" not in top["advice"]
+
+
+def test_runs_that_share_no_program_are_never_the_same_executable():
+    # With every module compiled in one run only and none paired, the report
+    # had no program to judge and said "Same executable, no recompile" (a
+    # module.mlir given as HLO beside a good file, once the training-step
+    # pairing rule left the two unpaired): nothing was compared.
+    from hlodiff.analysis.explain import ExtraCompilation, explain
+    report = explain([], (ExtraCompilation("a", "module_0001.jit_f", "jit_f"),), (), ())
+    assert report.same_executable is None and report.recompiles is None
+    assert not report.shares_executable

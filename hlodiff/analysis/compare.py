@@ -119,9 +119,9 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     missing = _main_in_one_run(dump_a, dump_b, pairing, split_modules) \
         if unpaired and select is None else ""
     if missing:  # what the two runs share says nothing of the program one never built
+        # one program is not shared, so the runs' executables are not the same
         report = replace(report, warnings=(missing, *report.warnings), recompiles=None,
-                         same_executable=False if report.same_executable else
-                         report.same_executable)
+                         same_executable=False)
     if not context:
         return report
     from .context import finding_contexts

@@ -212,11 +212,15 @@ def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (
                                any_true=True)
               for h in HASHES if any(h.name in v.hashes for v in verdicts_)}
     program_notes = tuple(note for p in programs for note in p.notes)
+    # Nothing both runs compiled, but something: no program to call the same
+    # (a module.mlir given as HLO, read "Same executable", exit 0).
+    unknown = [None] if not verdicts_ and extra else []
     return Report(
-        same_executable=_combine([v.same_executable for v in verdicts_], any_true=False),
+        same_executable=_combine([v.same_executable for v in verdicts_] + unknown,
+                                 any_true=False),
         findings=tuple(findings), hashes=hashes, stages=stage_info,
         modules=tuple(p.pairing for p in programs), notes=program_notes + tuple(notes),
-        recompiles=_combine([v.recompiles for v in verdicts_], any_true=True),
+        recompiles=_combine([v.recompiles for v in verdicts_] + unknown, any_true=True),
         programs=tuple(verdicts_), extra_compilations=tuple(extra), warnings=tuple(warnings))
 
 

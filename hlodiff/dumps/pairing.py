@@ -245,7 +245,9 @@ def pair_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None,
     main_a, main_b = dump_a.main_program(), dump_b.main_program()
     main_pair = _main_pair(pairs, main_a, main_b)
     largest = None
-    if main_pair is None and select is None and _may_be_one_program(main_a, main_b):
+    if main_pair is None and select is None and (
+            len(dump_a.modules) == 1 or len(dump_b.modules) == 1
+            or _may_be_one_program(main_a, main_b)):
         # the two main programs, for lack of better
         largest = ModulePair(main_a, main_b, LARGEST, _size_ratio(main_a.size, main_b.size))
         only_a.remove(main_a)
@@ -266,7 +268,8 @@ def _may_be_one_program(a: DumpModule, b: DumpModule) -> bool:
     training step and a program that runs no backward pass: Keras with
     jit_compile=False ran its step op by op, and run b's largest program, a
     jitted add, was paired with run a's jit_train_step and read as "batch
-    16 -> 32 in argument 0"."""
+    16 -> 32 in argument 0". (A run given as one file is the program the
+    user chose: it is paired whatever it computes.)"""
     return computes_gradients(a) == computes_gradients(b)
 
 
