@@ -197,5 +197,9 @@ def test_recompiles_writes_one_page_with_each_recompilation_and_its_cause(tmp_pa
     assert re.findall(r'<article class="cause[^"]*" id="(cause-\d+)"', text) == \
         ["cause-1", "cause-2"]
     assert shown.count("corpus/gen/jax_library_cases.py:123") >= 2
+    # the lines side by side are labelled run a and run b, as on a diff's page:
+    # each section says which compilation is which (a new user read them as two runs)
+    assert "run a below is the compilation in module_0012.jit_train_step, run b the one in " \
+           "module_0015.jit_train_step" in shown
     tags = parsed(text).tags
     assert not [t for t, attrs in tags if "src" in attrs or "href" in attrs]

@@ -102,8 +102,9 @@ def recompiles_page(dump: str, programs: list[RecompiledProgram]) -> str:
             findings += r.report.findings
             sections.append(
                 f'<section class="recompilation"><h2 class="mono">{_code(p.program)} '
-                f'{html(r.line)}</h2><p class="muted">{html(r.before.label)} -&gt; '
-                f'{html(r.after.label)}: {html(verdict_line(r.report))}</p>'
+                f'{html(r.line)}</h2><p class="muted">run a below is the compilation in '
+                f'{html(r.before.label)}, run b the one in {html(r.after.label)}: '
+                f'{html(verdict_line(r.report))}</p>'
                 f'{causes or _no_causes(r.report)}</section>')
     empty = f'<section class="cause"><p>No program was compiled more than once in ' \
             f'{html(dump)}.</p></section>'
