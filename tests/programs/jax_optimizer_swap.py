@@ -5,6 +5,7 @@ optax's and Keras' do, so every operation of the update has the step's
 one line ``params, state = update(...)`` as its place in the user's code.
 """
 
+import importlib.util
 import os
 import sys
 import tempfile
@@ -32,10 +33,13 @@ def rmsprop(p, g, state):
 '''
 folder = os.path.join(tempfile.mkdtemp(), "site-packages")
 os.makedirs(folder)
-with open(os.path.join(folder, "optimizers.py"), "w") as stream:
+path = os.path.join(folder, "optimizers.py")
+with open(path, "w") as stream:
     stream.write(LIBRARY)
-sys.path.insert(0, folder)
-import optimizers  # noqa: E402
+# the library is written here, at run time: loaded from its file, not imported by name
+spec = importlib.util.spec_from_file_location("optimizers", path)
+optimizers = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(optimizers)
 
 update = getattr(optimizers, sys.argv[1])
 
