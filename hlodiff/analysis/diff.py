@@ -39,6 +39,20 @@ RETURNS_ANOTHER = "returns another value"
 _CARRIERS = frozenset({"broadcast", "reshape", "bitcast", "copy"})
 
 
+def _carried(computation: Computation, value: Instruction
+             ) -> tuple[Instruction | None, list[Instruction]]:
+    """What ``value`` carries on, and the carriers it goes through to it,
+    ``value`` first: the instruction under its chain of single-operand
+    carriers (None where one reads what ``computation`` does not define)."""
+    chain = []
+    while value.opcode in _CARRIERS and len(value.operands) == 1:
+        chain.append(value)
+        value = computation.by_name.get(value.operands[0])
+        if value is None:
+            return None, chain
+    return value, chain
+
+
 def calls(instruction: Instruction) -> dict[str, list[str]]:
     from .align import calls as called
     return called(instruction)
@@ -500,38 +514,39 @@ class _ComputationDiff:
             converted = self._dtype_conversion(x, y)
             if converted is not None:
                 return [converted]
-        if instruction.opcode in _CARRIERS and self._carried_constant(instruction, side):
+        if instruction.opcode in _CARRIERS and self._carries_shared_value(instruction, side):
             return []  # the value it carries changed: that constant's change says it
-        instead = self._read_instead(instruction, side) \
-            if instruction.opcode == "constant" else None
-        if instead is not None:  # a value changed where the other run shares a constant
-            changed = self._constant_change(instead, y) if y is not None else \
-                self._constant_change(x, instead)
-            if changed:  # where this run's own constant is used says where the value is
-                return [replace(changed[0], origin=self._origin_of(instruction, side))]
+        if instruction.opcode == "constant":
+            changed = self._shared_value_change(instruction, side)
+            if changed is not None:  # a value changed where the other run shares a constant
+                return [changed]
         text = f"{_opcode_text(instruction)} {instruction.shape}" if instruction.shape \
             else _opcode_text(instruction)
         if kind == "op_added":
             return [self._change(kind, None, text, None, y)]
         return [self._change(kind, text, None, x, None)]
 
-    def _carried_constant(self, carrier: Instruction, side: str) -> bool:
-        """Does ``carrier`` (a broadcast, reshape... of one run only) carry a
-        constant whose value the other run reads from a constant it shares
-        (see _read_instead)?"""
-        computation = self.match.b if side == "b" else self.match.a
+    def _carries_shared_value(self, carrier: Instruction, side: str) -> bool:
+        """Does ``carrier`` (a broadcast, reshape... of one run only) carry,
+        through carriers of that run only, a constant whose value the other
+        run reads from a constant it shares (see _shared_value_change)?"""
         pairs = self.reverse if side == "b" else self.match.pairs
-        source = carrier
-        while source.opcode in _CARRIERS and len(source.operands) == 1:
-            source = computation.by_name.get(source.operands[0])
-            if source is None or source.name in pairs:
-                return False
-        if source.opcode != "constant":
-            return False
-        instead = self._read_instead(source, side)
-        return instead is not None and bool(
-            self._constant_change(instead, source) if side == "b" else
-            self._constant_change(source, instead))
+        source, chain = _carried(self.match.b if side == "b" else self.match.a, carrier)
+        return source is not None and source.opcode == "constant" \
+            and not any(c.name in pairs for c in (*chain[1:], source)) \
+            and self._shared_value_change(source, side) is not None
+
+    def _shared_value_change(self, constant: Instruction, side: str) -> Change | None:
+        """The change of value of ``constant``, one run's own, where the
+        other run reads a constant it shares in its place (_read_instead):
+        told where this run's own constant is used, which says where the
+        value is. None where there is none, or the values are equal."""
+        instead = self._read_instead(constant, side)
+        if instead is None:
+            return None
+        changed = self._constant_change(instead, constant) if side == "b" else \
+            self._constant_change(constant, instead)
+        return replace(changed[0], origin=self._origin_of(constant, side)) if changed else None
 
     def _read_instead(self, constant: Instruction, side: str) -> Instruction | None:
         """The constant of the other run that the users of ``constant`` (one
@@ -547,7 +562,6 @@ class _ComputationDiff:
         else they are a pairing of convenience, and the value what another
         line reads (a learning rate made a schedule is no Adam's 0.1)."""
         pairs = self.reverse if side == "b" else self.match.pairs
-        own = self.match.b if side == "b" else self.match.a
         other = self.match.a if side == "b" else self.match.b
         other_pairs = self.match.pairs if side == "b" else self.reverse
         read = set()
@@ -558,15 +572,13 @@ class _ComputationDiff:
                     or not self._same_code(user, twin, side):
                 return None
             operand = other.by_name.get(twin.operands[position])
-            for carrier in reversed(chain):  # the same carriers, down to a constant
-                if operand is None or operand.opcode != carrier.opcode \
-                        or len(operand.operands) != 1:
-                    return None
-                operand = other.by_name.get(operand.operands[0])
-            if operand is None:
+            source, carriers = _carried(other, operand) if operand is not None else (None, [])
+            # the same carriers, from the user down to a constant
+            if source is None or [c.opcode for c in carriers] != \
+                    [c.opcode for c in reversed(chain)]:
                 return None
-            read.add(operand.name)
-        if len(read) != 1 or own is None:
+            read.add(source.name)
+        if len(read) != 1:
             return None
         instead = other.by_name.get(read.pop())
         if instead is None or instead.opcode != "constant" or instead.name not in other_pairs:
@@ -784,9 +796,11 @@ class _ComputationDiff:
         0.01 in one run and Adam's 0.001 in the other); floating-point values
         only: which of the small integers a line reads is wiring as often."""
         x, y = self.match.a.by_name.get(ox), self.match.b.by_name.get(oy)
-        while x is not None and y is not None and x.opcode == y.opcode in _CARRIERS \
-                and len(x.operands) == len(y.operands) == 1:
-            x, y = self.match.a.by_name.get(x.operands[0]), self.match.b.by_name.get(y.operands[0])
+        if x is None or y is None:
+            return None
+        (x, carriers_x), (y, carriers_y) = _carried(self.match.a, x), _carried(self.match.b, y)
+        if [c.opcode for c in carriers_x] != [c.opcode for c in carriers_y]:
+            return None
         if x is None or y is None or x.opcode != "constant" or y.opcode != "constant" \
                 or y.shape is None or not all(map(_FLOATING.fullmatch, _element_types(y.shape))) \
                 or not self._constant_change(x, y):
