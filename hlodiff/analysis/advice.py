@@ -122,8 +122,8 @@ def _inside_jax_random(finding: Finding) -> bool:
     locations there are not bits drawn another way: the computation was
     traced first from another place (a Hugging Face Flax model's layers under
     jax.checkpoint: "metadata Dropout -> Dense" in _threefry_fold_in)."""
-    return finding.kind != "metadata" and bool(finding.where) and all(_JAX_RANDOM.fullmatch(w.computation or "")
-                                       for w in finding.where)
+    return finding.kind != "metadata" and bool(finding.where) and all(
+        _JAX_RANDOM.fullmatch(w.computation or "") for w in finding.where)
 
 
 def _rewired(finding: Finding) -> bool:

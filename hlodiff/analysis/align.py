@@ -255,7 +255,6 @@ class _Fingerprints:
         self._roots[name] = local[root] if root in local else _seeded(paired[root])
         return self._roots[name]
 
-
     def _meaning(self, instruction: Instruction) -> frozenset:
         text = (instruction.opcode, str(instruction.shape), attribute_key(instruction))
         meaning = self._meanings.get(text)

@@ -61,10 +61,9 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         f"compilation of the {len(unlogged)} retraced program{'s' if len(unlogged) != 1 else ''}; "
         "TF_CPP_VMODULE=device_compiler=1 counts them)")
     if dumped:
-        counted = (f"{counted} and {_count(dumped, 'compilation')} counted from the dump "
-                   "(TensorFlow's default logging shows none of them)" if compiled or unlogged
-                   else f"{_count(dumped, 'compilation')} counted from the dump (TensorFlow's "
-                   "default logging shows none of them)")
+        from_dump = (f"{_count(dumped, 'compilation')} counted from the dump (TensorFlow's "
+                     "default logging shows none of them)")
+        counted = f"{counted} and {from_dump}" if compiled or unlogged else from_dump
     named = [p for p in recompiled if p.name]
     said = f"{_count(len(named), 'user program')} recompiled"
     if len(named) < len(recompiled):  # TensorFlow's level 1 names nothing: cannot tell
