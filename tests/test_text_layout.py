@@ -253,3 +253,31 @@ def test_a_long_name_from_a_log_is_not_split_and_its_block_keeps_its_indent(monk
     said = next(n for n, line in enumerate(lines) if line.startswith("  the dump says: #2 x"))
     # its continuation stays inside the indented block (it went to column 0)
     assert lines[said + 1] == "    corpus/logs/jax_explain_cache_misses.py:48"
+
+
+@pytest.mark.parametrize("over", [1, 3])
+def test_a_path_too_long_for_the_page_is_kept_whole_with_its_line_number(
+        over, tmp_path, monkeypatch):
+    """A log's path one to three characters wider than the page, as a clone
+    in a deep folder makes it: rich cut "(…/jax.log:4" from ")" and ":1"
+    from "4)", so the location could not be copied (CI found it, where the
+    corpus lay deeper than on the machine that wrote the test)."""
+    import shutil
+    name = "jax_explain_cache_misses"
+    ran = 0
+    for width in (60, 80, 100, 120):
+        # "(" + folder + "/" + log name + ":14)" is one word of width + over characters
+        pad = width + over - len(f"({tmp_path}/{width}//{name}.log:14)")
+        if pad < 1:
+            continue
+        folder = tmp_path / str(width) / ("d" * pad)
+        folder.mkdir(parents=True)
+        log = shutil.copy(LOGS / f"{name}.log", folder)
+        shutil.copytree(LOGS / f"{name}_dump", folder / f"{name}_dump")
+        monkeypatch.setenv("COLUMNS", str(width))
+        lines = run_cli("log", log, "--dump", str(folder / f"{name}_dump"), expect=1
+                        ).stdout.splitlines()
+        assert f"  ({log}:14)" in lines, (width, lines[:20])
+        assert not [line for line in lines if line.strip() in (".", ")", ").", ",")]
+        ran += 1
+    assert ran

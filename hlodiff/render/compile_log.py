@@ -157,8 +157,8 @@ def _logged(out, entry: LoggedRecompilation) -> None:
     c = entry.logged
     where = (" (not in the log: counted from the dump)" if c.source == "dump"
              else f" ({c.file}:{c.line})")
-    out.print(Text.assemble((terminal(f"{entry.program} #{entry.number}"), "bold"),
-                            terminal(where)))
+    _prose(out, Text.assemble((terminal(f"{entry.program} #{entry.number}"), "bold"),
+                              terminal(where)), hanging="  ")
     said = c.cause or (f"key: {c.key}" if c.key else "")
     if said:
         out.print("  the log says:")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import textwrap
 import threading
 import time
 from collections import Counter
@@ -103,20 +102,43 @@ def _text(text: str, style: str | None = None) -> Text:
     return Text(terminal(text), style=style or "")
 
 
-def _prose(out: Console, text: str, style: str | None = None, indent: str = "",
+def _prose(out: Console, text: str | Text, style: str | None = None, indent: str = "",
            hanging: str = "") -> None:
     """Lines of ``text`` wrapped at spaces to the page, each behind ``indent``
     (its continuations behind ``indent + hanging``). A word longer than a
     line (a path, a URL, a cache key) stays whole on a line of its own: it
-    is there to be copied or searched for, and the terminal wraps it."""
-    for line in [terminal(line) for line in text.splitlines()] or [""]:
-        own = line[:len(line) - len(line.lstrip(" "))]  # the text's own indent is kept
-        wrapped = textwrap.wrap(line, out.width, initial_indent=indent,
-                                subsequent_indent=indent + own + hanging,
-                                break_long_words=False, break_on_hyphens=False,
-                                drop_whitespace=True) if line.strip() else [""]
-        for piece in wrapped:
-            out.print(Text(piece, style=style or ""), soft_wrap=True)
+    is there to be copied or searched for, and the terminal wraps it. (Rich
+    would cut it at the page's edge, leaving its last characters, such as
+    the ``)`` that closes it, alone on the next line.) ``text`` given as
+    ``Text`` keeps its styles; its parts are already made safe by the caller."""
+    lines = text.split("\n", allow_blank=True) if isinstance(text, Text) else \
+        [Text(terminal(line), style=style or "") for line in text.splitlines()]
+    for line in lines or [Text("")]:
+        plain = line.plain
+        if not plain.strip():
+            out.print("")
+            continue
+        own = plain[:len(plain) - len(plain.lstrip(" "))]  # the text's own indent is kept
+        pieces = line.divide(_breaks(plain, out.width, len(indent), len(indent + own + hanging)))
+        for n, piece in enumerate(pieces):
+            lead = indent if n == 0 else indent + own + hanging
+            piece.rstrip()
+            if n:
+                piece = piece[len(piece.plain) - len(piece.plain.lstrip(" ")):]
+            out.print(Text(lead) + piece if lead else piece, soft_wrap=True)
+
+
+def _breaks(plain: str, width: int, first: int, rest: int) -> list[int]:
+    """Where to cut ``plain`` so each line, behind a lead of ``first`` (then
+    ``rest``) characters, fits ``width``: at the spaces before a word that
+    would not fit, a word longer than a line alone on its own."""
+    breaks, start, lead, words = [], 0, first, 0
+    for word in re.finditer(r"\S+", plain):
+        if words and lead + word.end() - start > width:
+            breaks.append(word.start())
+            start, lead, words = word.start(), rest, 0
+        words += 1
+    return breaks
 
 
 def _plural(n: int, noun: str) -> str:
@@ -176,7 +198,7 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
                     stream: TextIO | None = None) -> None:
     """Every constant of a module: value, shape and where it came from."""
     out = console(stream)
-    out.print(_text(f"{_plural(len(sites), 'constant')} in {module_name}"), style="bold")
+    _prose(out, _text(f"{_plural(len(sites), 'constant')} in {module_name}", style="bold"))
     _prose(out, path, style="dim")
     rows = [(str(s.instruction.line), terminal(s.name), terminal(str(s.shape)),
              terminal(abbreviate(s.instruction)), terminal(s.origin.op_name or ""),
@@ -200,8 +222,8 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
                       _origin(op_name, location, origin, via))
     out.print(table)
     if any(r[7] for r in rows):
-        out.print(Text.assemble(("{...}", "yellow"), " values were not printed by XLA; dump again "
-                                "with XLA_FLAGS=--xla_dump_large_constants to see them."))
+        _prose(out, Text.assemble(("{...}", "yellow"), " values were not printed by XLA; dump "
+                                  "again with XLA_FLAGS=--xla_dump_large_constants to see them."))
 
 
 def _origin(op_name: str, location: str, width: int, via: str = "") -> Text:
@@ -353,21 +375,21 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     out.print(table)
     main = listing.main.module
     number = "" if main.module_id is None else f"module {main.module_id}, "
-    out.print(_text(f"main program: {number}{main.normalised or main.label} "
-                    f"({listing.main.reason})"))
+    _prose(out, _text(f"main program: {number}{main.normalised or main.label} "
+                      f"({listing.main.reason})"))
     _prose(out, str(main.path), style="dim", indent="  ")
     loaded = sum(1 for row in listing.rows if row.module.loaded_from_cache)
     if loaded:
-        out.print(_text(f"{_plural(loaded, 'module')} loaded from JAX's persistent cache, not "
-                        "compiled: the dump holds their optimized text alone (after)"))
+        _prose(out, _text(f"{_plural(loaded, 'module')} loaded from JAX's persistent cache, not "
+                          "compiled: the dump holds their optimized text alone (after)"))
     for row in listing.rows:
         if row.error:  # it names the file
-            out.print(Text(terminal(row.error), style="red"))
+            _prose(out, _text(row.error, style="red"), hanging="  ")
     if dump.unknown:
         names = ", ".join(f.relative for f in dump.unknown[:10])
         more = f" and {len(dump.unknown) - 10} more" if len(dump.unknown) > 10 else ""
-        out.print(_text(f"{_plural(len(dump.unknown), 'file')} not named the way XLA names dumps "
-                        f"(listed, not read): {names}{more}"))
+        _prose(out, _text(f"{_plural(len(dump.unknown), 'file')} not named the way XLA names dumps "
+                          f"(listed, not read): {names}{more}"))
     if explain:
         _legend(out, listing)
 
@@ -420,20 +442,20 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     if title:
         _prose(out, title, style="bold", hanging="  ")
     for warning in rep.warnings:  # doubt about the comparison comes before its answer
-        out.print(Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
-    out.print(Text(verdict_line(rep, spell), style=_verdict_style(rep)))
+        _prose(out, Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
+    _prose(out, Text(verdict_line(rep, spell), style=_verdict_style(rep)))
     shown, same = compared(rep)
     for module in shown[:_PAIRINGS_SHOWN]:
-        out.print(_text(f"compared {_label(module.a)} with {_label(module.b)} "
-                        f"(paired by {module.how})", style="dim"))
+        _prose(out, _text(f"compared {_label(module.a)} with {_label(module.b)} "
+                          f"(paired by {module.how})", style="dim"))
     if len(shown) > _PAIRINGS_SHOWN:  # the table stays on the first screen
         rest = [shorten.program(m.program) for m in shown[_PAIRINGS_SHOWN:]]
         names = ", ".join(rest[:4]) + (f" and {len(rest) - 4} more" if len(rest) > 4 else "")
-        out.print(_text(f"compared {len(rest)} more programs "
-                        f"{programs_that(shown[_PAIRINGS_SHOWN:])}: {names} "
-                        "(--format json lists every pairing)", style="dim"))
+        _prose(out, _text(f"compared {len(rest)} more programs "
+                          f"{programs_that(shown[_PAIRINGS_SHOWN:])}: {names} "
+                          "(--format json lists every pairing)", style="dim"))
     if same:
-        out.print(_text(same_programs_line(same, shorten.program), style="dim"))
+        _prose(out, _text(same_programs_line(same, shorten.program), style="dim"))
     findings = list(rep.findings)
     eligible = [f for f in findings if f.moves_a_hash or f.kind == "elided_constant"]
     shown = (eligible or findings)[:rows]
@@ -441,12 +463,12 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
         out.print(_findings_table(shown, out.width))
         hidden = [f for f in findings if f not in shown]
         if hidden:
-            out.print(Text(_hidden(hidden), style="dim"))
+            _prose(out, Text(_hidden(hidden), style="dim"))
         for n, finding in enumerate(shown[:details], 1):
             _finding_details(out, n, finding)
     for run, labels in zip("ab", extra_compilations(rep)):
         if labels:
-            out.print(Text.assemble(
+            _prose(out, Text.assemble(
                 ("extra compilations:", "yellow"),
                 f" run {run} alone compiled {_plural(len(labels), 'module')}: ",
                 ", ".join(terminal(shorten.program(label)) for label in labels)))
@@ -457,7 +479,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     else:
         out.print("  ".join(hashes), style="dim")
     for note in dict.fromkeys(rep.notes):
-        out.print(Text.assemble(("note:", "yellow"), " ", terminal(note)))
+        _prose(out, Text.assemble(("note:", "yellow"), " ", terminal(note)))
 
 
 def _label(label: str | None) -> str:
@@ -624,7 +646,7 @@ def one_sided(path: str, *, added: bool, stream: TextIO | None = None) -> None:
     out = console(stream)
     what = "added: a new program, compiled for the first time" if added else \
         "deleted: its program is no longer compiled"
-    out.print(Text.assemble((terminal(path), "bold"), f": {what}"))
+    _prose(out, Text.assemble((terminal(path), "bold"), f": {what}"))
 
 
 # --- git, baseline, log ----------------------------------------------------------------------
@@ -637,8 +659,8 @@ def git_setup(settings, applied_to=None, lines_added: int = 0,
         lines = f"added {lines_added} line{'s' if lines_added != 1 else ''} to " \
             f"{applied_to}/.gitattributes" if lines_added else \
             f"{applied_to}/.gitattributes had every line already"
-        out.print(_text(f"set {len(settings.config)} settings in {applied_to}/.git/config; "
-                        f"{lines}"))
+        _prose(out, _text(f"set {len(settings.config)} settings in {applied_to}/.git/config; "
+                          f"{lines}"))
         return
     out.print("# .gitattributes")
     for line in settings.attributes:
@@ -663,4 +685,4 @@ def baseline_written(path, document, stream: TextIO | None = None) -> None:
     out = console(stream)
     programs = ", ".join(m["program"] for m in document["modules"])
     recorded = _plural(len(document["modules"]), "module")
-    out.print(_text(f"recorded {recorded} ({programs}) in {path}"))
+    _prose(out, _text(f"recorded {recorded} ({programs}) in {path}"))
