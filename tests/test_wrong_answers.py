@@ -1030,6 +1030,25 @@ def test_a_step_run_without_jit_is_not_paired_with_a_jitted_add(tmp_path):
         assert "batch" not in text
 
 
+def test_a_layer_run_op_by_op_is_told_by_its_programs_not_by_a_helpers_metadata(tmp_path):
+    # Keras on the JAX backend with jit_compile=False, a Dropout added (a
+    # helper session's run): JAX compiles each operation on its first call,
+    # with that call's stack as metadata. The Dropout's select came first, so
+    # jit_select_n, the same program in both runs, carried relu's stack in
+    # one and the Dropout's in the other, and that metadata led the headline
+    # ("Top cause: metadata nn.py:35 ... -> random.py:83 ... at
+    # jit(select_n)"); here a zeros_like helper's did. The Dropout's own
+    # programs, compiled by one run alone, are the cause.
+    dump_runs(tmp_path, "jax_eager_dropout", "plain", "dropout")
+    for x, y, run in (("plain", "dropout", "b"), ("dropout", "plain", "a")):
+        text = " ".join(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--no-cache",
+                                expect=1).stdout.split())
+        headline = text[text.index("Recompiles"):text.index(" compared ")]
+        assert f"Top cause: run {run} alone compiled 6 modules:" in headline, headline
+        assert "jit__bernoulli" in headline, headline
+        assert "source locations" not in headline and "metadata" not in headline, headline
+
+
 def test_an_optimizer_swapped_is_its_operations_not_a_constant_they_share(tmp_path):
     # Keras' Adam swapped for RMSprop under model.fit: every operation of the
     # step has the model.fit line as its place in the user's code, so the

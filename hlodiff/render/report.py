@@ -195,7 +195,7 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     names = ", ".join(spell.value(p.program) for p in differing[:3]) + \
         (f" and {len(differing) - 3} more" if len(differing) > 3 else "")
     top = report.top
-    cause = f" Top cause: {describe(top, spell)}." if top is not None and top.moves_a_hash else ""
+    cause = f" Top cause: {describe(top, spell)}." if explains(top, report) else ""
     # the top finding's removed operations run in the split's other graphs; a
     # split of another program (eager helpers a model's set-up compiled one
     # way in one run, another way in the other) does not explain it
@@ -205,6 +205,11 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     extra = len(report.extra_compilations)
     extra_text = f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" \
         if extra else ""
+    if not cause and extra:
+        # nothing both runs compiled explains the verdict: what one run alone
+        # compiled does (Keras with jit_compile=False compiles a new layer's
+        # operations, run by run, as programs of their own)
+        cause = f" Top cause: {alone_compiled(report, spell)}."
     if report.shares_executable:
         quiet = len(report.findings)
         # each may still move a fingerprint (metadata): the table says which
@@ -245,6 +250,41 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
         # the helpers recompiled; the program a user came for did not
         extra_text += f"; the main program {spell.value(main.program)} is the same"
     return ", ".join(parts) + extra_text + "." + cause
+
+
+def explains(finding: Finding | None, report: Report) -> bool:
+    """Is ``finding`` a cause of what the headline says differs? It must move
+    a cache key, and belong to the whole run or to a program that may
+    differ: a finding of a program both runs compiled alike (its metadata,
+    say) explains nothing. Keras with jit_compile=False compiles each
+    operation on first use, so ``jit_select_n`` carried relu's stack in one
+    run and a new Dropout's in the other, and that metadata led the
+    headline of a run that differed by the Dropout's own programs."""
+    if finding is None or not finding.moves_a_hash:
+        return False
+    alike = {p.program for p in report.programs
+             if p.recompiles is False and p.same_executable is True}
+    return finding.program not in alike
+
+
+def alone_compiled(report: Report, spell: Spelling = PLAIN) -> str:
+    """``run b alone compiled 7 modules: jit_multiply, jit_add, jit__bernoulli
+    and 3 other programs``: the extra compilations, run by run, each program
+    named once, in compile order."""
+    said = []
+    for run in ("a", "b"):
+        modules = [e for e in report.extra_compilations if e.run == run]
+        if not modules:
+            continue
+        names = list(dict.fromkeys(e.program or e.module for e in modules))
+        listed = ", ".join(spell.value(n) for n in names[:3])
+        if len(names) > 3:
+            rest = len(names) - 3
+            listed += f" and {rest} other program{'s' if rest != 1 else ''}"
+        count = len(modules)
+        said.append(f"run {run} alone compiled {count} module{'s' if count != 1 else ''}: "
+                    f"{listed}")
+    return "; ".join(said)
 
 
 def describe(finding: Finding, spell: Spelling = PLAIN) -> str:
