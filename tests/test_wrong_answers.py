@@ -1074,3 +1074,22 @@ def test_runs_that_share_no_program_are_never_the_same_executable():
     report = explain([], (ExtraCompilation("a", "module_0001.jit_f", "jit_f"),), (), ())
     assert report.same_executable is None and report.recompiles is None
     assert not report.shares_executable
+
+
+def test_a_sharding_jax_gives_a_key_or_the_result_is_not_an_op_of_the_model(tmp_path):
+    # A typed PRNG key (jax.random.key) where the other run passed a raw one
+    # (jax.random.PRNGKey), and out_shardings given to jax.jit, read "added:
+    # custom-call u32[2]" and "added: 3 ops (custom-call, tuple, ...)" with
+    # "The model code adds operations here", the module's mesh a finding of
+    # its own: JAX annotates a typed key's data, and a result given
+    # out_shardings, with a custom-call of its own (a hunt's real runs).
+    dump_runs(tmp_path, "jax_key_kind", "raw", "typed", "out")
+    for other, said, advice in (("typed", "argument 1 key u32[2] (a typed PRNG key) in run b "
+                                 "only", "jax.random.PRNGKey"),
+                                ("out", "the result f32[16,4] in run b only", "out_shardings")):
+        report = json.loads(run_cli("diff", str(tmp_path / "raw"), str(tmp_path / other),
+                                    "--format", "json", "--no-cache", expect=1).stdout)
+        main = [f for f in report["findings"] if f["program"] == "jit_train_step"]
+        assert main[0]["summary"] == f"sharding annotation by JAX: {said}"
+        assert advice in main[0]["advice"] and "model code adds" not in main[0]["advice"]
+        assert len(main) == 1  # the module's mesh and propagation flags follow from it

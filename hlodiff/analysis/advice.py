@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value
-from .findings import ARGUMENT_PASSING, REWIRED, Finding
+from .findings import ARGUMENT_PASSING, REWIRED, SHARDING_ANNOTATION, Finding
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,14 @@ def _rewired(finding: Finding) -> bool:
 def _argument_passing(finding: Finding) -> bool:
     """Reshapes the framework put around an argument (findings.py says so)."""
     return finding.summary.startswith(ARGUMENT_PASSING)
+
+
+def _annotates(what: str) -> Callable[[Finding], bool]:
+    """A sharding JAX gave an argument or the result (findings.py says so),
+    where the summary names ``what`` (``typed PRNG key``, ``the result``)."""
+    def test(finding: Finding) -> bool:
+        return finding.summary.startswith(SHARDING_ANNOTATION) and what in finding.summary
+    return test
 
 
 def _version(finding: Finding) -> bool:
@@ -272,6 +280,18 @@ RULES = (
          "The framework adds this reshape of an argument itself (it has no op_name): the "
          "model code did not change here, the way this value reaches the compiled function "
          "did. Pass it the same way in both runs."),
+    Rule(None, "jax", _annotates("(a typed PRNG key)"),
+         "JAX annotates an argument so when it is a typed PRNG key (jax.random.key, flax's "
+         "nnx.Rngs) and not when it is a raw uint32 key (jax.random.PRNGKey): the model code "
+         "did not change here, the kind of key passed in did. Pass keys of one kind in both "
+         "runs (jax.random.key_data and jax.random.wrap_key_data convert between them)."),
+    Rule(None, "jax", _annotates("the result"),
+         "JAX annotates the result so when jax.jit is given out_shardings: the model code "
+         "did not change here. Give jax.jit the same out_shardings in both runs."),
+    Rule(None, "jax", _annotates(""),
+         "JAX annotates this argument with a sharding of its own: the model code did not "
+         "change here, the way the argument is placed did (in_shardings, jax.device_put "
+         "with a sharding). Place it the same way in both runs."),
     _folded_away("op_added", "b", "a", "adds it", "was"),
     _folded_away("op_removed", "a", "b", "no longer does it", "is"),
     Rule("op_added", None, _always,

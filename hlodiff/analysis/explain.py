@@ -39,7 +39,7 @@ from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
-from .findings import Finding, Where, finding, group, moved_by
+from .findings import SHARDING_ANNOTATION, Finding, Where, finding, group, moved_by
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, verdicts)
 
@@ -348,9 +348,12 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
     Another device count partitions the program otherwise: its shardings,
     the header's partition counts, sharding-propagation flags and device
     mesh follow from it. A TensorFlow trace counter that moved because the
-    run traced other functions first moved the module's number with it."""
+    run traced other functions first moved the module's number with it. A
+    sharding JAX gave an argument or the result (a typed PRNG key, jit's
+    out_shardings) brings the module's mesh and sharding-propagation flags."""
     for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning),
-                           (_is_trace_counter, _is_module_number)):
+                           (_is_trace_counter, _is_module_number),
+                           (_is_sharding_annotation, _header_partitioning)):
         home = next((f for f in findings if cause(f)), None)
         if home is None:
             continue
@@ -377,6 +380,15 @@ def _is_trace_counter(finding: Finding) -> bool:
     """TensorFlow's trace counter in the program's name: it moved because the
     run traced other functions first, and so did the module's number."""
     return finding.kind == "program_name" and "trace counter" in finding.detail
+
+
+def _is_sharding_annotation(finding: Finding) -> bool:
+    return finding.summary.startswith(SHARDING_ANNOTATION)
+
+
+def _header_partitioning(finding: Finding) -> bool:
+    """The module's mesh or sharding-propagation flags (not an op's sharding)."""
+    return _partitioning(finding) and finding.detail.startswith("module header: ")
 
 
 def _is_module_number(finding: Finding) -> bool:

@@ -473,11 +473,15 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
     for i, change in enumerate(changes):
         components[find(i)].append(change)
     arguments = {id(c): p for c in changes if (p := _argument_reshape(c, a, b)) is not None}
-    passing = [g for g in components.values() if all(id(c) in arguments for c in g)]
+    annotated = {id(c): p for c in changes if (p := _sharding_annotation(c, a, b)) is not None}
+    passing = [g for g in components.values() if all(id(c) in arguments for c in g)
+               or all(id(c) in annotated for c in g)]
     groups = _merge_plumbing([g for g in components.values()
                               if not any(g is p for p in passing)]) + passing
     return [_argument_finding(members, following, stage, arguments)
             if all(id(c) in arguments for c in members) else
+            _annotation_finding(members, following, stage, annotated)
+            if all(id(c) in annotated for c in members) else
             _structural_finding(members, following, stage, times)
             for members, times in _parallel(sorted(groups, key=lambda m: _component_key(m)))]
 
@@ -527,6 +531,65 @@ def _argument_finding(members: list[Change], following: dict[int, list[Change]],
     run = "b" if added else "a"
     summary = (f"{ARGUMENT_PASSING} {', '.join(parameters)} reshaped by the framework (no "
                f"op_name) in run {run} only")
+    text = _ops_text(members)
+    return finding(members[0].kind, stage, members, old="" if added else text,
+                   new=text if added else "", derived=derived, summary=summary,
+                   count=len(members), ranked=True)
+
+
+# What a sharding_annotation finding's summary starts with (advice.py reads it).
+SHARDING_ANNOTATION = "sharding annotation by JAX:"
+# JAX's custom-calls that carry the sharding of an argument or of the result.
+_ARGUMENT_SHARDING, _RESULT_SHARDING = '"Sharding"', '"xla.sdy.FuncResultSharding"'
+# What a typed PRNG key's data is annotated with: no mesh, the key's own axis unsplit.
+_TYPED_KEY = "@empty_mesh"
+
+
+def _sharding_annotation(change: Change, a: Module, b: Module) -> str | None:
+    """What the instruction ``change`` added or removed annotates with a
+    sharding, where JAX put it there and not the model code: a ``Sharding``
+    custom-call reading an entry parameter (JAX annotates the data of a typed
+    PRNG key so, jax.random.key, and not a raw uint32 key, jax.random.PRNGKey;
+    an argument given a sharding carries it on the parameter itself), or the
+    ``xla.sdy.FuncResultSharding`` call on the result (jit's out_shardings)
+    and the tuple JAX then returns it in. ``argument 1 key u32[2] (a typed
+    PRNG key)`` or ``the result f32[16,16]``; None for anything else (a
+    with_sharding_constraint in the model code reads no parameter)."""
+    side, module, name = ("b", b, change.b) if change.b is not None else ("a", a, change.a)
+    computation = change.computation if side == "b" else change.computation_a
+    entry = module.entry
+    if computation != entry.name or name is None:
+        return None
+    instruction = entry.by_name.get(name)
+    seen = 0
+    while instruction is not None and instruction.opcode in ("tuple", "get-tuple-element") \
+            and not module.origin(instruction) and len(instruction.operands) == 1 and seen < 4:
+        instruction, seen = entry.by_name.get(instruction.operands[0]), seen + 1
+    if instruction is None or instruction.opcode != "custom-call":
+        return None
+    items = dict(instruction.attribute_items)
+    target = items.get("custom_call_target")
+    if target == _RESULT_SHARDING:
+        return f"the result {instruction.shape.without_layout()}"
+    if target != _ARGUMENT_SHARDING or seen or len(instruction.operands) != 1:
+        return None
+    parameter = entry.by_name.get(instruction.operands[0])
+    if parameter is None or parameter.opcode != "parameter":
+        return None
+    named = module.origin(parameter).op_name
+    key = _TYPED_KEY in items.get("frontend_attributes", "") and \
+        str(parameter.shape.without_layout()).startswith("u32[")
+    return (f"argument {parameter.parameter_number}{f' {named}' if named else ''} "
+            f"{parameter.shape.without_layout()}{' (a typed PRNG key)' if key else ''}")
+
+
+def _annotation_finding(members: list[Change], following: dict[int, list[Change]], stage: str,
+                        annotated: dict[int, str]) -> Finding:
+    """JAX's sharding annotations of arguments or of the result, in one run only."""
+    derived = [d for c in members for d in following.get(id(c), ())]
+    added = members[0].kind == "op_added"
+    summary = (f"{SHARDING_ANNOTATION} {', '.join(dict.fromkeys(annotated[id(c)] for c in members))}"
+               f" in run {'b' if added else 'a'} only")
     text = _ops_text(members)
     return finding(members[0].kind, stage, members, old="" if added else text,
                    new=text if added else "", derived=derived, summary=summary,
