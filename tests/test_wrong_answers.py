@@ -1093,3 +1093,16 @@ def test_a_sharding_jax_gives_a_key_or_the_result_is_not_an_op_of_the_model(tmp_
         assert main[0]["summary"] == f"sharding annotation by JAX: {said}"
         assert advice in main[0]["advice"] and "model code adds" not in main[0]["advice"]
         assert len(main) == 1  # the module's mesh and propagation flags follow from it
+
+
+def test_an_argument_jit_keeps_unread_is_not_an_op_the_model_adds(tmp_path):
+    # keep_unused=True keeps an argument the step does not read: "added:
+    # parameter s32[] in step" came with "The model code adds operations
+    # here ... look for a Python branch" (a hunt's real run), though no
+    # operation changed and jit's keep_unused did.
+    dump_runs(tmp_path, "jax_keep_unused", "0", "1")
+    for x, y, kind in (("0", "1", "op_added"), ("1", "0", "op_removed")):
+        top = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format", "json",
+                                 "--no-cache", expect=1).stdout)["findings"][0]
+        assert (top["kind"], top["origin"]["op_name"]) == (kind, "step")
+        assert "keep_unused" in top["advice"] and "model code" not in top["advice"]

@@ -143,6 +143,30 @@ def _annotates(what: str) -> Callable[[Finding], bool]:
     return test
 
 
+def _arguments_only(finding: Finding) -> bool:
+    """Added or removed: parameters and nothing else (no op reads them anew)."""
+    return bool(finding.where) and all((w.new or w.old or "").startswith("parameter ")
+                                       for w in finding.where)
+
+
+def _argument_count(kind: str, more: str, fewer: str) -> tuple[Rule, Rule]:
+    """The advice for an argument the program takes in run ``more`` only,
+    with no op of its own: jax.jit leaves out what the function does not
+    read unless keep_unused=True, so a new argument, or keep_unused, or a
+    function that now reads one, all look so."""
+    return (
+        Rule(kind, "jax", _arguments_only,
+             f"The compiled program takes an argument in run {more} that it does not in run "
+             f"{fewer}, and no operation changed with it: jax.jit leaves out an argument the "
+             "function does not read unless keep_unused=True, so keep_unused differs between "
+             "the runs, or an unread argument was added to the step. Pass the same arguments "
+             "with the same keep_unused in both runs."),
+        Rule(kind, None, _arguments_only,
+             f"The compiled program takes an argument in run {more} that it does not in run "
+             f"{fewer}, and no operation changed with it: an argument nothing reads was added "
+             "to the step, or is kept in one run only. Pass the same arguments in both runs."))
+
+
 def _version(finding: Finding) -> bool:
     """A version difference, by what its detail starts with (a flag's value may
     hold the word: hlodiff/dumps/environment.py)."""
@@ -292,6 +316,8 @@ RULES = (
          "JAX annotates this argument with a sharding of its own: the model code did not "
          "change here, the way the argument is placed did (in_shardings, jax.device_put "
          "with a sharding). Place it the same way in both runs."),
+    *_argument_count("op_added", "b", "a"),
+    *_argument_count("op_removed", "a", "b"),
     _folded_away("op_added", "b", "a", "adds it", "was"),
     _folded_away("op_removed", "a", "b", "no longer does it", "is"),
     Rule("op_added", None, _always,
