@@ -1106,3 +1106,17 @@ def test_an_argument_jit_keeps_unread_is_not_an_op_the_model_adds(tmp_path):
                                  "--no-cache", expect=1).stdout)["findings"][0]
         assert (top["kind"], top["origin"]["op_name"]) == (kind, "step")
         assert "keep_unused" in top["advice"] and "model code" not in top["advice"]
+
+
+def test_arguments_placed_with_a_sharding_are_one_finding_of_how_they_were_placed(tmp_path):
+    # Weights and batch put on a one-device mesh with jax.device_put in one
+    # run read as five findings of the step (the parameters' sharding, each
+    # one's Shardy copy of it, the module's mesh, its propagation flags), the
+    # first with "look at the code where this op_name is built for a changed
+    # option" (a hunt's real run): the code did not change, the placement did.
+    dump_runs(tmp_path, "jax_argument_sharding", "plain", "placed")
+    report = json.loads(run_cli("diff", str(tmp_path / "plain"), str(tmp_path / "placed"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    main = [f for f in report["findings"] if f["program"] == "jit_train_step"]
+    assert [f["summary"] for f in main] == ["argument sharding: w, x (none) -> {replicated}"]
+    assert "jax.device_put" in main[0]["advice"] and "look at the code" not in main[0]["advice"]

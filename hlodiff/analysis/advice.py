@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value
-from .findings import ARGUMENT_PASSING, REWIRED, SHARDING_ANNOTATION, Finding
+from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, REWIRED, SHARDING_ANNOTATION,
+                       Finding)
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,11 @@ def _argument_count(kind: str, more: str, fewer: str) -> tuple[Rule, Rule]:
              f"The compiled program takes an argument in run {more} that it does not in run "
              f"{fewer}, and no operation changed with it: an argument nothing reads was added "
              "to the step, or is kept in one run only. Pass the same arguments in both runs."))
+
+
+def _placed(finding: Finding) -> bool:
+    """Arguments given another sharding (findings.py says so)."""
+    return finding.summary.startswith(ARGUMENT_SHARDING)
 
 
 def _version(finding: Finding) -> bool:
@@ -349,6 +355,15 @@ RULES = (
          "tracing, typically a loop over a set, whose order changes from process to process "
          "(PYTHONHASHSEED): loop in a fixed order (sorted(...)) so every run traces the same "
          "program."),
+    Rule("attribute", "jax", _placed,
+         "These arguments arrive with another sharding: placed with jax.device_put and a "
+         "sharding, given jit's in_shardings, or returned so by another jitted program. "
+         "JAX keys a program by its arguments' shardings, even on one device; the model "
+         "code did not change here. Place the arguments the same way in both runs."),
+    Rule("attribute", None, _placed,
+         "These arguments arrive with another sharding: the model code did not change "
+         "here, the way the arguments are placed on the devices did. Place them the same "
+         "way in both runs."),
     Rule("attribute", None, _says("outer_dimension_partitions"),
          "XLA splits this op across the CPU threads the process may use: the runs had "
          "different numbers of cores (taskset, a container's CPU limit, another machine). "

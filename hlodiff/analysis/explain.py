@@ -39,7 +39,7 @@ from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
-from .findings import SHARDING_ANNOTATION, Finding, Where, finding, group, moved_by
+from .findings import ARGUMENT_SHARDING, SHARDING_ANNOTATION, Finding, Where, finding, group, moved_by
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, verdicts)
 
@@ -350,14 +350,17 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
     mesh follow from it. A TensorFlow trace counter that moved because the
     run traced other functions first moved the module's number with it. A
     sharding JAX gave an argument or the result (a typed PRNG key, jit's
-    out_shardings) brings the module's mesh and sharding-propagation flags."""
+    out_shardings) brings the module's mesh and sharding-propagation flags;
+    so does an argument placed with another sharding, and Shardy's copy of
+    each argument's sharding (the ``xla.sdy.sharding`` frontend attribute)."""
     for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning),
                            (_is_trace_counter, _is_module_number),
-                           (_is_sharding_annotation, _header_partitioning)):
+                           (_is_sharding_annotation, _header_partitioning),
+                           (_is_argument_sharding, _partitioning)):
         home = next((f for f in findings if cause(f)), None)
         if home is None:
             continue
-        folded = [f for f in findings if f.kind != "environment" and follows(f)]
+        folded = [f for f in findings if f.kind != "environment" and not cause(f) and follows(f)]
         if not folded:
             continue
         merged = replace(home, derived=home.derived + tuple(
@@ -384,6 +387,10 @@ def _is_trace_counter(finding: Finding) -> bool:
 
 def _is_sharding_annotation(finding: Finding) -> bool:
     return finding.summary.startswith(SHARDING_ANNOTATION)
+
+
+def _is_argument_sharding(finding: Finding) -> bool:
+    return finding.summary.startswith(ARGUMENT_SHARDING)
 
 
 def _header_partitioning(finding: Finding) -> bool:

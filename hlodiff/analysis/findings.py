@@ -192,6 +192,9 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
                 metadata_noise += changes + derived
                 continue
         summary = _summary(first, len(changes))
+        placed = _placed_arguments(changes, b)
+        if placed:
+            summary = f"{ARGUMENT_SHARDING} {placed} {old or '(none)'} -> {new or '(none)'}"
         if rewired and first.kind == "operands":  # an example where it is short
             summary = f"{REWIRED} (e.g. {old} -> {new})" \
                 if len(old or "") + len(new or "") <= 100 else REWIRED
@@ -200,6 +203,28 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
     # related values first: of two on one line, the one the user wrote leads
     return _one_per_line(_related_constants(
         _with_incidental_metadata(findings, metadata_noise, stage)))
+
+
+# What a finding of arguments given another sharding starts with (advice.py
+# and explain.py read it).
+ARGUMENT_SHARDING = "argument sharding:"
+
+
+def _placed_arguments(changes: list[Change], b: Module) -> str:
+    """``w, x`` where every change is the ``sharding`` of an entry parameter
+    (the argument's names, else ``argument N``): how each argument was placed
+    (JAX: jax.device_put with a sharding, jit's in_shardings), not an op of
+    the model; "" otherwise."""
+    names = []
+    for change in changes:
+        if change.kind != "attribute" or change.detail != "sharding" or change.b is None \
+                or change.computation != b.entry.name:
+            return ""
+        parameter = b.entry.by_name.get(change.b)
+        if parameter is None or parameter.opcode != "parameter":
+            return ""
+        names.append(change.origin.op_name or f"argument {parameter.parameter_number}")
+    return ", ".join(dict.fromkeys(names))
 
 
 # What a framework computes from a hyperparameter and bakes in beside it:
