@@ -39,7 +39,8 @@ from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
-from .findings import ARGUMENT_SHARDING, SHARDING_ANNOTATION, Finding, Where, finding, group, moved_by
+from .findings import (ARGUMENT_SHARDING, SHARDING_ANNOTATION, Finding, Where, finding, group,
+                       moved_by)
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, verdicts)
 

@@ -613,8 +613,8 @@ def _annotation_finding(members: list[Change], following: dict[int, list[Change]
     """JAX's sharding annotations of arguments or of the result, in one run only."""
     derived = [d for c in members for d in following.get(id(c), ())]
     added = members[0].kind == "op_added"
-    summary = (f"{SHARDING_ANNOTATION} {', '.join(dict.fromkeys(annotated[id(c)] for c in members))}"
-               f" in run {'b' if added else 'a'} only")
+    annotates = ", ".join(dict.fromkeys(annotated[id(c)] for c in members))
+    summary = f"{SHARDING_ANNOTATION} {annotates} in run {'b' if added else 'a'} only"
     text = _ops_text(members)
     return finding(members[0].kind, stage, members, old="" if added else text,
                    new=text if added else "", derived=derived, summary=summary,
