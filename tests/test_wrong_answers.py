@@ -431,6 +431,13 @@ def test_the_fingerprint_line_agrees_with_the_one_xla_prints_after_a_cache_hit(t
         assert program_verdict["same_executable"] is True
         assert program_verdict["hashes"]["xla_executable_fingerprint"] is \
             (fingerprints[0] != fingerprints[other])
+    # "Same executable" beside "fingerprint: changed" says why they disagree
+    assert fingerprints[0] != fingerprints[1]
+    text = " ".join(run_cli("diff", str(dumps[0]), str(dumps[1]), "--module", "jit_step",
+                            "--no-cache", expect=0).stdout.split())
+    assert text.startswith("Same executable")
+    assert "XLA executable fingerprint: changed note: the fingerprint XLA logs changed for " \
+        "jit_step, though run b loaded it from JAX's persistent cache and compiled nothing" in text
 
 
 def test_a_python_scalar_against_an_array_moves_jax_key_though_the_hlo_is_the_same(tmp_path):

@@ -212,7 +212,8 @@ def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (
     hashes = {h.name: _combine([v.hashes[h.name] for v in verdicts_ if h.name in v.hashes],
                                any_true=True)
               for h in HASHES if any(h.name in v.hashes for v in verdicts_)}
-    program_notes = tuple(note for p in programs for note in p.notes)
+    program_notes = tuple(note for p in programs for note in p.notes) + \
+        _loaded_fingerprints(verdicts_)
     # Nothing both runs compiled, but something: no program to call the same
     # (a module.mlir given as HLO, read "Same executable", exit 0).
     unknown = [None] if not verdicts_ and extra else []
@@ -621,6 +622,26 @@ def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
 _FINGERPRINT = "xla_executable_fingerprint"
 # The reason of a program a run loaded from JAX's persistent cache, after "run b".
 LOADED = " loaded it from JAX's persistent cache: JAX found its key there and compiled nothing"
+
+
+def _loaded_fingerprints(verdicts_: list[ProgramVerdict]) -> tuple[str, ...]:
+    """Why "Same executable" stands beside "XLA executable fingerprint:
+    changed" where a run loaded programs from JAX's persistent cache: XLA
+    prints a loaded executable's stack frame tables in another order, and
+    the fingerprint it logs hashes that text (a helper session's optax and
+    flax nnx runs; the fingerprint line is tested against XLA's own)."""
+    loaded = [v for v in verdicts_ if loaded_by(v) and v.same_executable is True
+              and v.hashes.get(_FINGERPRINT) is True]
+    if not loaded:
+        return ()
+    named = [v.program for v in loaded[:3]] + \
+        ([f"{len(loaded) - 3} more"] if len(loaded) > 3 else [])
+    names = " and ".join(filter(None, (", ".join(named[:-1]), named[-1])))
+    runs = " and ".join(dict.fromkeys(loaded_by(v) for v in loaded))
+    return (f"the fingerprint XLA logs changed for {names}, though {runs} loaded "
+            f"{'them' if len(loaded) > 1 else 'it'} from JAX's persistent cache and compiled "
+            "nothing: XLA prints a loaded executable's stack frame tables in another order, "
+            "and hashes that text.",)
 
 
 def loaded_by(verdict: ProgramVerdict) -> str:
