@@ -108,6 +108,20 @@ def _folded_away(kind: str, scaling: str, other: str, code: str, value: str) -> 
                 "lowered. Pass such values as arguments.")
 
 
+def _moved_inside(inside: str, other: str, code: str) -> Rule:
+    """The advice for ops that run ``inside`` runs in a branch or loop body
+    of its own (findings.py's op_moved: that side's value reads ``inside
+    ...``). One wording for both directions."""
+    def applies(finding: Finding) -> bool:
+        return ((finding.new if inside == "b" else finding.old) or "").startswith("inside ")
+    return Rule("op_moved", None, applies,
+                f"These operations did not go: run {inside} runs them inside a branch or a loop "
+                f"that run {other} does not have. The code {code} them under a condition (a "
+                "loss-scale optimizer skips the update when the gradients are not finite: "
+                "Keras' LossScaleOptimizer under mixed_float16, a tf.cond or lax.cond around "
+                "the update) or in a loop; expected after that change, which compiles once.")
+
+
 # The computations JAX's random functions are lowered into (jax.random.uniform
 # is a call to _uniform, which calls threefry2x32).
 _JAX_RANDOM = re.compile(r"(threefry2x32|_threefry\w*|_uniform|_bernoulli|_normal\w*|"
@@ -324,6 +338,8 @@ RULES = (
          "with a sharding). Place it the same way in both runs."),
     *_argument_count("op_added", "b", "a"),
     *_argument_count("op_removed", "a", "b"),
+    _moved_inside("b", "a", "now puts"),
+    _moved_inside("a", "b", "no longer puts"),
     _folded_away("op_added", "b", "a", "adds it", "was"),
     _folded_away("op_removed", "a", "b", "no longer does it", "is"),
     Rule("op_added", None, _always,

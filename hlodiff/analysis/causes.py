@@ -40,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from ..model import Computation, Module, element_value
-from .diff import Change
+from .diff import MOVED_INTO, MOVED_OUT_OF, Change
 
 # How directly a kind of change explains a recompile; lower first.
 PRIORITY = {
@@ -49,7 +49,7 @@ PRIORITY = {
     "called_computation": 5, "operands": 6, "attribute": 6, "shape": 7, "layout": 8,
     "computation_added": 9, "computation_removed": 9, "elided_constant": 9,
     "module_added": 10, "module_removed": 10, "metadata": 11,
-    "replaced": 5, "parameter_order": 0, "program_name": 9, "module_number": 10,
+    "replaced": 5, "op_moved": 5, "parameter_order": 0, "program_name": 9, "module_number": 10,
     "stablehlo": 8,
 }
 # Kinds that follow from a change upstream when what they read carries one.
@@ -157,7 +157,12 @@ class CauseGraph:
         if change.kind in _FOLLOWING:
             return True
         if change.kind in ("op_added", "op_removed"):
-            return cause.kind in _RESHAPING
+            # an op moved into a branch of one run only (diff.py) is there
+            # because the code put it there, not because a value it reads
+            # was retyped: the gradients an optimizer applies under
+            # mixed_float16 are f16, and its update moved under a condition
+            return cause.kind in _RESHAPING and not change.detail.startswith(
+                (MOVED_INTO, MOVED_OUT_OF))
         return False
 
     def _carry(self, module: Module, at: dict[tuple[str, str], list[int]]) -> dict:

@@ -130,6 +130,7 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
         changes.extend(_ComputationDiff(alignment, match, alike).changes())
     if any(c.kind != "metadata" for c in changes):
         changes.extend(_unpaired_computations(alignment, alike))
+        changes = _moved(alignment, changes)
     else:  # the calls alike are all that may differ: the twin stays a change, as may the order
         changes.extend(_unpaired_computations(alignment, set()))
         if alike and not changes:
@@ -302,6 +303,140 @@ def _unpaired_computations(alignment: Alignment, alike: set[tuple[str, str]]) ->
         if ("b", computation.name) not in alike:
             out.append(_computation_change(computation, "computation_added", "b"))
     return out
+
+
+# What the detail of an op_removed (op_added) change starts with where the
+# instruction did not go (come): the other run runs it inside a branch or a
+# loop body of its own (findings.py makes such ops an "op_moved" finding).
+MOVED_INTO, MOVED_OUT_OF = "moved into ", "moved out of "
+# The callers whose computations are code of the user's moved under a
+# condition or into a loop (not a fusion XLA made, nor a reducer).
+_CONTROL_FLOW = {"conditional": "a branch of the conditional", "while": "the while loop"}
+_UNIQUIFIER = re.compile(r"_\d+$")
+
+
+def _moved(alignment: Alignment, changes: list[Change]) -> list[Change]:
+    """Instructions removed from a computation of both runs that run b runs,
+    by op_name and opcode, inside a branch or loop body it alone has (and
+    the reverse for instructions added): they moved there, they did not go.
+    Keras' LossScaleOptimizer (mixed_float16) puts the optimizer's update
+    and its step count under a conditional that skips non-finite steps; the
+    step count's ``add(iterations, constant(1))`` read as removed, with
+    advice about a 1 folded away (a helper session's TF runs).
+
+    The op_name may gain the scopes of the branch (``Add_2`` becomes
+    ``cond/Add``, ``jit(f)/mul`` ``jit(f)/cond/branch_1_fun/mul``) and
+    TensorFlow's numbering of unique names starts again in the branch's own
+    graph: an op_name's parts, numbering aside, must be those of the moved
+    one's in order, with the same last part; of several, the one with the
+    fewest parts more. Each instruction of the branch is taken once. An
+    instruction with no such namesake (JAX gives a scalar constant and its
+    broadcast no op_name, or the broadcast only) moved where every
+    instruction that reads it moved."""
+    out = list(changes)
+    for kind, side, word in (("op_removed", "a", MOVED_INTO), ("op_added", "b", MOVED_OUT_OF)):
+        module = alignment.a if side == "a" else alignment.b
+        other = alignment.b if side == "a" else alignment.a
+        only = alignment.only_b if side == "a" else alignment.only_a
+        wanted = [k for k, c in enumerate(out) if c.kind == kind]
+        places = _control_flow_places(other, only) if wanted and only else {}
+        if not places:
+            continue
+        candidates: dict[tuple[str, str], list[tuple[tuple[str, ...], str, str]]] = {}
+        for computation in only:
+            if computation.name not in places:
+                continue
+            for instruction in computation.instructions:
+                parts = _op_name_parts(instruction)
+                if parts:
+                    candidates.setdefault((instruction.opcode, parts[-1]), []).append(
+                        (parts, computation.name, instruction.name))
+        taken: set[tuple[str, str]] = set()
+        moved: dict[tuple[str, str], str] = {}  # (computation, instruction) -> where to
+        unmatched: list[tuple[int, Computation, Instruction]] = []
+        for k in wanted:
+            change = out[k]
+            holder = module.by_name.get((change.computation_a or change.computation)
+                                        if side == "a" else change.computation)
+            instruction = holder.by_name.get(change.a if side == "a" else change.b) \
+                if holder is not None else None
+            if instruction is None or instruction.opcode == "parameter":
+                continue
+            parts = _op_name_parts(instruction)
+            fits = [(len(theirs) - len(parts), n, computation, name) for n, (theirs, computation, name)
+                    in enumerate(candidates.get((instruction.opcode, parts[-1]), ()))
+                    if (computation, name) not in taken and _within(parts, theirs)] \
+                if parts else []
+            if fits:
+                _, _, computation, name = min(fits)
+                taken.add((computation, name))
+                moved[(holder.name, instruction.name)] = places[computation]
+                out[k] = replace(change, detail=word + places[computation])
+            else:
+                unmatched.append((k, holder, instruction))
+        users: dict[str, dict[str, list[Instruction]]] = {}
+        while unmatched:  # a constant moved with the broadcast that moved with its reader
+            left = []
+            for k, holder, instruction in unmatched:
+                readers = users.setdefault(holder.name, users_of(holder)).get(instruction.name, [])
+                where_to = {moved.get((holder.name, r.name)) for r in readers}
+                if readers and len(where_to) == 1 and None not in where_to:
+                    moved[(holder.name, instruction.name)] = where_to.pop()
+                    out[k] = replace(out[k], detail=word + moved[(holder.name, instruction.name)])
+                else:
+                    left.append((k, holder, instruction))
+            if len(left) == len(unmatched):
+                break
+            unmatched = left
+    return out
+
+
+def _op_name_parts(instruction: Instruction) -> tuple[str, ...]:
+    """The parts of the instruction's own op_name, TensorFlow's numbering of
+    unique names left out (``sgd_1/Mul_1``: ``sgd``, ``Mul``)."""
+    op_name = instruction.metadata.get("op_name") if instruction.metadata else None
+    if not isinstance(op_name, str):
+        return ()
+    return tuple(_UNIQUIFIER.sub("", part) for part in op_name.split("/") if part)
+
+
+def _within(parts: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Are ``parts`` ``theirs`` with some parts left out, ending alike?"""
+    if not parts or not theirs or parts[-1] != theirs[-1]:
+        return False
+    remaining = iter(theirs)
+    return all(part in remaining for part in parts)
+
+
+def _control_flow_places(module: Module, only: list[Computation]) -> dict[str, str]:
+    """For each computation of ``only`` (one run's own) that runs under a
+    conditional or a while loop of that run, directly or through other such
+    computations (a fusion inside a branch), the place, as a person reads
+    it: ``cond_true_12 (a branch of the conditional at cond)``."""
+    names = {c.name for c in only}
+    callers: dict[str, tuple[str, Instruction]] = {}  # callee -> (computation, instruction)
+    for computation in module.computations:
+        if computation.unchanged:
+            continue
+        for instruction in computation.instructions:
+            if instruction.unchanged:
+                continue
+            for callee in instruction.called_computations:
+                if callee in names:
+                    callers.setdefault(callee, (computation.name, instruction))
+    places: dict[str, str] = {}
+    for name in names:
+        current, seen = name, set()
+        while current in callers and current not in seen:
+            seen.add(current)
+            holder, caller = callers[current]
+            if caller.opcode in _CONTROL_FLOW:
+                op_name = caller.metadata.get("op_name") if caller.metadata else None
+                at = f"at {op_name}" if isinstance(op_name, str) else caller.name
+                places[name] = f"{current} ({_CONTROL_FLOW[caller.opcode]} {at})"
+                break
+            current = holder
+    return places
 
 
 def _twins(alignment: Alignment, x: str, y: str) -> set[tuple[str, str]]:

@@ -545,7 +545,8 @@ def _same_finding(a: Finding, b: Finding) -> bool:
         return a.old == b.old or a.summary == b.summary != ""
     if a.kind == "parameter_to_constant":
         return a.new == b.new
-    if a.kind in ("op_added", "op_removed", "replaced", "metadata", "parameter_order"):
+    if a.kind in ("op_added", "op_removed", "op_moved", "replaced", "metadata",
+                  "parameter_order"):
         return a.origin.op_name == b.origin.op_name and a.origin.op_name is not None
     return False
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass, replace
 from ..model import (GENERIC_PARAMETER_NAMES, Instruction, Module, Origin, element_value,
                      runs_backward)
 from .causes import PRIORITY, element_types, moved_dims
-from .diff import READS_ANOTHER, RETURNS_ANOTHER, Change, text_difference
+from .diff import (MOVED_INTO, MOVED_OUT_OF, READS_ANOTHER, RETURNS_ANOTHER, Change,
+                   text_difference)
 from .hashes import HASHES, affects
 
 
@@ -346,7 +347,7 @@ def _one_per_line(findings: list[Finding]) -> list[Finding]:
     return [f for i, f in enumerate(out) if i not in folded]
 
 
-_STRUCTURAL_FINDINGS = frozenset({"op_added", "op_removed", "replaced"})
+_STRUCTURAL_FINDINGS = frozenset({"op_added", "op_removed", "replaced", "op_moved"})
 
 
 def _finding_key(finding: Finding) -> tuple:
@@ -486,7 +487,7 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
             j = by_place.get((side, computation, operand))
             if j is not None:
                 join(i, j)
-    # scope: the same name scope, or the same source line
+    # scope: the same name scope, or the same source line, or moved to one place
     by_scope: dict[tuple, int] = {}
     for i, change in enumerate(changes):
         for key in _scope_keys(change):
@@ -657,6 +658,8 @@ def _merge_plumbing(groups: list[list[Change]]) -> list[list[Change]]:
 
 def _scope_keys(change: Change) -> list[tuple]:
     keys = []
+    if change.detail.startswith((MOVED_INTO, MOVED_OUT_OF)):  # one branch: one move
+        keys.append(("moved", change.detail))
     origin = change.origin
     if origin.name_scope:
         keys.append(("scope", origin.name_scope))
@@ -694,8 +697,11 @@ def _structural_finding(members: list[Change], following: dict[int, list[Change]
         whole = _structural_finding(members, following, stage)
         return replace(whole, old=first.old, new=first.new,
                        summary=f"{first.summary}, {times} times ({shown})")
-    added = [c for c in members if c.kind in ("op_added", "computation_added")]
-    removed = [c for c in members if c.kind in ("op_removed", "computation_removed")]
+    moved = [c for c in members if c.detail.startswith((MOVED_INTO, MOVED_OUT_OF))]
+    added = [c for c in members if c.kind in ("op_added", "computation_added")
+             and not any(c is m for m in moved)]
+    removed = [c for c in members if c.kind in ("op_removed", "computation_removed")
+               and not any(c is m for m in moved)]
     derived = [d for c in members for d in following.get(id(c), ())]
     # the ops that do the work first, those of the source line most of them
     # come from first among them, then what carries values to them
@@ -744,8 +750,37 @@ def _structural_finding(members: list[Change], following: dict[int, list[Change]
         kind, old, new = ("op_removed", _ops_text(removed), None)
     if all(c.kind.startswith("computation") for c in members):
         kind = members[0].kind
+    if moved:
+        kind, old, new, summary = _moved_finding(kind, old, new, summary, moved, added,
+                                                 removed, where_text)
     return finding(kind, stage, ordered, old=old or "", new=new or "", derived=derived,
                    summary=summary, count=len(members), ranked=True)
+
+
+def _moved_finding(kind: str, old: str | None, new: str | None, summary: str,
+                   moved: list[Change], added: list[Change], removed: list[Change],
+                   where_text: str) -> tuple[str, str | None, str | None, str]:
+    """Kind, old, new and summary of a group that holds ops moved into a
+    branch or loop body of one run only (diff.py's MOVED_INTO, or out of
+    one: MOVED_OUT_OF). They did not go: where nothing else went (came),
+    the group is an "op_moved" finding, the ops added with them (the
+    condition, the conditional itself) said beside; else the move is said
+    after what went or came."""
+    into = [c for c in moved if c.detail.startswith(MOVED_INTO)]
+    out = [c for c in moved if not c.detail.startswith(MOVED_INTO)]
+    ops, word = (into, MOVED_INTO) if len(into) >= len(out) else (out, MOVED_OUT_OF)
+    place = Counter(c.detail[len(word):] for c in ops).most_common(1)[0][0]
+    said = f"{word}{place}: {_ops_text(ops)}"
+    others = removed if word == MOVED_INTO else added  # what went where these stay
+    if not others and not (into and out):
+        companions = [(f"with {_ops_text(added)} added", added),
+                      (f"with {_ops_text(removed)} removed", removed)]
+        beside = "; ".join(text for text, group_ in companions if group_)
+        summary = said + (f"; {beside}{where_text}" if beside else where_text)
+        if word == MOVED_INTO:
+            return "op_moved", _ops_text(ops), f"inside {place}", summary
+        return "op_moved", f"inside {place}", _ops_text(ops), summary
+    return kind, old, new, f"{summary}; {said}"
 
 
 def _ops_text(changes: list[Change]) -> str:
