@@ -647,13 +647,20 @@ def _merge_plumbing(groups: list[list[Change]]) -> list[list[Change]]:
     for group_ in groups:
         if any(group_ is g for g in working):
             continue
-        home = max((g for g in out if g[0].computation == group_[0].computation),
+        home = max((g for g in out if _computation(g[0]) == _computation(group_[0])),
                    key=lambda g: (len(g), _component_key(g)), default=None)
         if home is None:
             out.append(group_)
         else:
             home.extend(group_)
     return out
+
+
+def _computation(change: Change) -> str:
+    """The computation a change is in, by run a's name whichever run holds the
+    instruction (an added one's computation is named by run b: TensorFlow's
+    trace counter in the name moves between the runs)."""
+    return change.computation_a or change.computation
 
 
 def _scope_keys(change: Change) -> list[tuple]:

@@ -22,7 +22,7 @@ compiled in one run only are ``extra_compilations``, not findings::
       "modules": [{"a": label, "b": label, "how": evidence}],
       "findings": [{                            # ranked: most explanatory first
         "program": name,
-        "kind": one of hlodiff.analysis.diff.KINDS, or "replaced", "parameter_order",
+        "kind": one of hlodiff.analysis.diff.KINDS, or "replaced", "op_moved", "parameter_order",
         "stage": "before_optimizations" | "after_optimizations" | "both" | "hlo",
         "old": str | null, "new": str | null,   # as printed in the HLO
         "summary": str,                         # the cause in the user's words ("" = old -> new)
