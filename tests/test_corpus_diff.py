@@ -198,3 +198,36 @@ def test_a_reshape_the_framework_puts_on_an_argument_is_no_op_of_the_model(repor
                            "framework (no op_name) in run b only")
     assert "model code adds" not in top.advice
     assert "as a tf.Variable in the other" in top.advice
+
+
+@pytest.mark.parametrize("case, place", [
+    ("tf_keras_mixed_precision", "cond_true_485_rearrange_0__.14 (a branch of the conditional at cond)"),
+    ("jax_update_under_cond", "region_6.8 (a branch of the conditional at jit(train_step)/cond)")])
+def test_ops_moved_into_a_branch_of_one_run_are_moved_not_removed(case, place, reports):
+    # tf_keras_mixed_precision: Keras' LossScaleOptimizer runs the SGD update and
+    # the step count (Add_2: iterations + 1) in the true branch of a conditional
+    # that skips non-finite steps. A helper session's run read "op_removed 6 ops
+    # (add, constant(1), broadcast)" at Add_2, with advice about a 1 folded away.
+    report = _report(reports, case)
+    moved = [f for f in report.findings if f.kind == "op_moved"]
+    assert [f.summary.split(": ")[0] for f in moved] == [f"moved into {place}"]
+    assert moved[0].new == f"inside {place}"
+    assert "multiply" in moved[0].old and "subtract" in moved[0].old
+    assert "run b runs them inside a branch" in moved[0].advice
+    assert not [f for f in report.findings if f.kind in ("op_removed", "replaced")
+                and "multiply" in (f.old or "")]
+    assert not any("folded away" in f.advice for f in report.findings)
+    # the other way round, they moved out of it
+    mirror = compare(CORPUS / case / "run_b", CORPUS / case / "run_a")
+    moved = [f for f in mirror.findings if f.kind == "op_moved"]
+    assert [f.summary.split(": ")[0] for f in moved] == [f"moved out of {place}"]
+    assert moved[0].old == f"inside {place}"
+    assert "run a runs them inside a branch" in moved[0].advice
+
+
+def test_the_step_count_moved_with_the_update_it_counts(reports):
+    # Add_2 (the optimizer's iterations + 1) and its constant(1) are in the move
+    top = next(f for f in _report(reports, "tf_keras_mixed_precision").findings
+               if f.kind == "op_moved")
+    assert {(w.a or "").split(".")[0] for w in top.where} >= {"Add_2", "Mul", "AssignSubVariableOp"}
+    assert "constant(1)" in top.old

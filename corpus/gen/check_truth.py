@@ -63,7 +63,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.dirname(HERE)
 SKIP = {"gen", "xla-conformance"}
-KINDS = {"constant", "shape", "dtype", "opcode", "op_added", "op_removed", "attribute",
+KINDS = {"constant", "shape", "dtype", "opcode", "op_added", "op_removed", "op_moved", "attribute",
          "parameter", "constant_to_parameter", "parameter_to_constant", "metadata",
          "elided_constant", "module_added", "module_removed", "environment"}
 

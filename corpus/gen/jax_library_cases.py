@@ -257,8 +257,47 @@ def run_quantized(cfg):
     print("loss", float(loss), flush=True)
 
 
+# ---------------------------------------------------------------------------
+# plain JAX MLP, SGD by hand; with guard=True the update runs under a
+# lax.cond that skips it when the loss is not finite (what a loss-scale
+# optimizer does); case jax_update_under_cond
+# ---------------------------------------------------------------------------
+def run_guarded_sgd(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    k1, k2 = jax.random.split(jax.random.PRNGKey(0))
+    params = {"w1": jax.random.normal(k1, (D_IN, HIDDEN)) * 0.1, "b1": jnp.zeros((HIDDEN,)),
+              "w2": jax.random.normal(k2, (HIDDEN, N_OUT)) * 0.1, "b2": jnp.zeros((N_OUT,))}
+
+    def loss_fn(params, x, y):
+        h = jax.nn.relu(x @ params["w1"] + params["b1"])
+        return jnp.mean((h @ params["w2"] + params["b2"] - y) ** 2)
+
+    def sgd(operand):
+        params, grads = operand
+        return jax.tree.map(lambda p, g: p - cfg["lr"] * g, params, grads)
+
+    @jax.jit
+    def train_step(params, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        if cfg["guard"]:
+            params = jax.lax.cond(jnp.isfinite(loss), sgd, lambda operand: operand[0],
+                                  (params, grads))
+        else:
+            params = sgd((params, grads))
+        return params, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    params, loss = train_step(params, x, y)
+    print("loss", float(loss), flush=True)
+
+
 RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": run_equinox,
-           "plain": run_plain, "quantized": run_quantized}
+           "plain": run_plain, "quantized": run_quantized, "guarded_sgd": run_guarded_sgd}
 
 
 # ---------------------------------------------------------------------------
@@ -275,6 +314,7 @@ DEFAULTS = {
     "equinox": dict(weight_decay=1e-4, batch=32),
     "plain": dict(lr=0.01, batch=32),
     "quantized": dict(table_dtype="int4", table_seed=1),
+    "guarded_sgd": dict(lr=0.01, batch=16, guard=False),
 }
 
 CASES = {
@@ -309,6 +349,9 @@ CASES = {
     "jax_fp8_elided": dict(
         runner="quantized", a=dict(table_dtype="float8_e4m3fn", table_seed=1),
         b=dict(table_dtype="float8_e4m3fn", table_seed=2)),
+    # the SGD update moved under a lax.cond on a finite loss (run_b)
+    "jax_update_under_cond": dict(
+        runner="guarded_sgd", a=dict(guard=False), b=dict(guard=True)),
     # single runs (one dump, several compilations of jit_train_step)
     "jax_recompile_last_batch": dict(
         runner="flax", single=True, run=dict(n_examples=100, batch=32)),
