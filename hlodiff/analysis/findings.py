@@ -639,7 +639,8 @@ def _parallel(groups: list[list[Change]]) -> list[tuple[list[Change], int]]:
 
 def _merge_plumbing(groups: list[list[Change]]) -> list[list[Change]]:
     """A group that only carries values (constants, broadcasts, reshapes) was
-    added for the ops of a bigger group in the same computation: one finding."""
+    added (removed) for the ops of a bigger group in the same computation that
+    adds (removes) ops too: one finding."""
     working = [g for g in groups if not all(c.opcode in _QUIET_OPCODES for c in g)]
     if not working:
         return groups
@@ -647,7 +648,9 @@ def _merge_plumbing(groups: list[list[Change]]) -> list[list[Change]]:
     for group_ in groups:
         if any(group_ is g for g in working):
             continue
-        home = max((g for g in out if _computation(g[0]) == _computation(group_[0])),
+        kinds = {c.kind for c in group_}
+        home = max((g for g in out if _computation(g[0]) == _computation(group_[0])
+                    and any(c.kind in kinds for c in g)),
                    key=lambda g: (len(g), _component_key(g)), default=None)
         if home is None:
             out.append(group_)
