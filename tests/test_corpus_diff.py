@@ -201,7 +201,8 @@ def test_a_reshape_the_framework_puts_on_an_argument_is_no_op_of_the_model(repor
 
 
 @pytest.mark.parametrize("case, place", [
-    ("tf_keras_mixed_precision", "cond_true_485_rearrange_0__.14 (a branch of the conditional at cond)"),
+    ("tf_keras_mixed_precision",
+     "cond_true_485_rearrange_0__.14 (a branch of the conditional at cond)"),
     ("jax_update_under_cond", "region_6.8 (a branch of the conditional at jit(train_step)/cond)")])
 def test_ops_moved_into_a_branch_of_one_run_are_moved_not_removed(case, place, reports):
     # tf_keras_mixed_precision: Keras' LossScaleOptimizer runs the SGD update and

@@ -363,10 +363,10 @@ def _moved(alignment: Alignment, changes: list[Change]) -> list[Change]:
             if instruction is None or instruction.opcode == "parameter":
                 continue
             parts = _op_name_parts(instruction)
-            fits = [(len(theirs) - len(parts), n, computation, name) for n, (theirs, computation, name)
-                    in enumerate(candidates.get((instruction.opcode, parts[-1]), ()))
-                    if (computation, name) not in taken and _within(parts, theirs)] \
-                if parts else []
+            namesakes = candidates.get((instruction.opcode, parts[-1]), ()) if parts else ()
+            fits = [(len(theirs) - len(parts), n, computation, name)
+                    for n, (theirs, computation, name) in enumerate(namesakes)
+                    if (computation, name) not in taken and _within(parts, theirs)]
             if fits:
                 _, _, computation, name = min(fits)
                 taken.add((computation, name))
