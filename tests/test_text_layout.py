@@ -281,3 +281,17 @@ def test_a_path_too_long_for_the_page_is_kept_whole_with_its_line_number(
         assert not [line for line in lines if line.strip() in (".", ")", ").", ",")]
         ran += 1
     assert ran
+
+
+def test_the_programs_alike_are_named_eight_at_most_above_the_findings(monkeypatch):
+    """An op-by-op run (Keras with jit_compile=False) has dozens of programs
+    alike; all 91 were named, 25 lines above the findings. Eight are."""
+    monkeypatch.setenv("COLUMNS", "100")
+    lines = run_cli("diff", *_runs("jax_equinox_hyperparameter"), expect=1).stdout.splitlines()
+    start = next(n for n, line in enumerate(lines) if "other programs are the same" in line)
+    said = " ".join(lines[start:start + 4])
+    assert said.startswith("19 other programs are the same in both runs: ")
+    assert "and 11 more (--format json lists every pairing)" in said
+    listed = said.split(": ", 1)[1].split(" and 11 more")[0]
+    assert len(listed.split(", ")) == 8
+    assert lines.index(next(line for line in lines if line.startswith("#  kind"))) - start <= 4
