@@ -1127,3 +1127,27 @@ def test_arguments_placed_with_a_sharding_are_one_finding_of_how_they_were_place
     main = [f for f in report["findings"] if f["program"] == "jit_train_step"]
     assert [f["summary"] for f in main] == ["argument sharding: w, x (none) -> {replicated}"]
     assert "jax.device_put" in main[0]["advice"] and "look at the code" not in main[0]["advice"]
+
+
+def test_a_numpy_scalar_that_promotes_the_step_is_told_as_a_scalar_kind(tmp_path):
+    # 2.0 against np.float32(2.0) times a bf16 array: "dtype bf16[] -> f32[]"
+    # with "check mixed-precision settings" (a hunt's real run), where the
+    # cause is the kind of scalar: a Python float takes the array's dtype.
+    dump_runs(tmp_path, "jax_scalar_kind", "python", "numpy")
+    top = json.loads(run_cli("diff", str(tmp_path / "python"), str(tmp_path / "numpy"),
+                             "--format", "json", "--no-cache", expect=1).stdout)["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("dtype", "bf16[]", "f32[]")
+    assert (top["origin"]["source_file"].endswith("jax_scalar_kind.py"),
+            top["origin"]["source_line"]) == (True, 19)
+    assert "np.float32(2.0)" in top["advice"] and "Python scalar" in top["advice"]
+
+
+def test_a_layer_more_from_a_static_argument_points_at_static_argnums(tmp_path):
+    # A loop over a static argument 2 -> 3 adds a layer's ops; the advice
+    # named a Python branch on a configuration value only (a hunt's real run).
+    dump_runs(tmp_path, "jax_static_layers", "2", "3")
+    for x, y, kind in (("2", "3", "op_added"), ("3", "2", "op_removed")):
+        top = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format", "json",
+                                 "--no-cache", expect=1).stdout)["findings"][0]
+        assert top["kind"] == kind and top["origin"]["source_line"] == 17
+        assert "static_argnums" in top["advice"]

@@ -145,6 +145,13 @@ def _rewired(finding: Finding) -> bool:
     return finding.summary.startswith(REWIRED)
 
 
+def _scalar(finding: Finding) -> bool:
+    """A dtype change of a scalar (``bf16[] -> f32[]``): a value the code
+    wrote, whose kind of number (weak or strong) decides the array's dtype."""
+    return all(side is not None and re.fullmatch(r"\w+\[\](\{\})?", side)
+               for side in (finding.old, finding.new))
+
+
 def _argument_passing(finding: Finding) -> bool:
     """Reshapes the framework put around an argument (findings.py says so)."""
     return finding.summary.startswith(ARGUMENT_PASSING)
@@ -309,6 +316,11 @@ RULES = (
          "The program's arguments changed order: pass them in the same order and "
          "structure in both runs (a list or dict built by looping over a set changes order "
          "from process to process with PYTHONHASHSEED: build it in sorted order)."),
+    Rule("dtype", "jax", _scalar,
+         "A scalar's dtype changed: JAX gives a Python scalar (2.0) the dtype of the array "
+         "it meets, and a NumPy scalar (np.float32(2.0)) or a jnp array its own, which "
+         "promotes the array it meets (bf16 to f32). Keep such values Python scalars, or "
+         "cast them to the array's dtype, {here}; or check mixed-precision settings."),
     Rule("dtype", None, _always,
          "A dtype changed: check mixed-precision settings and astype/casts {here}."),
     Rule("replaced", None, _always,
@@ -342,6 +354,16 @@ RULES = (
     _moved_inside("a", "b", "no longer puts"),
     _folded_away("op_added", "b", "a", "adds it", "was"),
     _folded_away("op_removed", "a", "b", "no longer does it", "is"),
+    # jax.jit traces a Python loop or branch on a static argument as often as
+    # it runs: static_argnums' value is a configuration value too
+    Rule("op_added", "jax", _always,
+         "The model code adds operations here: expected after a code change; otherwise "
+         "look for a Python branch or loop on a configuration value or on a static "
+         "argument (jax.jit's static_argnums, static_argnames) {here}."),
+    Rule("op_removed", "jax", _always,
+         "The model code no longer runs these operations: expected after a code change; "
+         "otherwise look for a Python branch or loop on a configuration value or on a "
+         "static argument (jax.jit's static_argnums, static_argnames) {here}."),
     Rule("op_added", None, _always,
          "The model code adds operations here: expected after a code change; otherwise "
          "look for a Python branch on a configuration value {here}."),
