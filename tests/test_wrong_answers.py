@@ -929,6 +929,23 @@ def test_a_value_that_becomes_another_constants_value_is_still_a_constant_change
     assert top["origin"]["source_line"] == 28  # the EMA's line, not Adam's
 
 
+def test_the_decay_the_user_wrote_leads_its_one_minus_decay(tmp_path):
+    # The same EMA decay 0.99 -> 0.999 led with "constant 0.01 -> 0.001", its
+    # 1 - decay, the decay under it as "1 - x of it": the two print alike and
+    # 1 - x relates them both ways, so the first found led. The decay is the
+    # EMA's own literal in run a; 0.01 and 0.001 are in each run the
+    # constants of other lines (the learning rate's, Adam's 1 - b2).
+    dump_runs(tmp_path, "jax_ema_decay", "0.99", "0.999")
+    for x, y in (("0.99", "0.999"), ("0.999", "0.99")):
+        got = run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--no-cache", expect=1)
+        assert f"Top cause: constant {x} -> {y} at" in got.stdout
+        top = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format",
+                                 "json", "--no-cache", expect=1).stdout)["findings"][0]
+        complement = {"0.99": "0.01", "0.999": "0.001"}
+        assert [(d["old"], d["new"], d["detail"]) for d in top["derived"]
+                if d["kind"] == "constant"] == [(complement[x], complement[y], "1 - x of it")]
+
+
 def test_a_compile_input_checked_in_outside_its_dump_is_still_a_compile_input(tmp_path):
     # TF's concat -> stack rewrite: the compile inputs differ, XLA's optimized
     # programs do not. A dump's before_optimizations file checked into git

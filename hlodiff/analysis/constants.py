@@ -74,6 +74,30 @@ def origin_from_users(module: Module, start: Instruction,
     return Origin(), ()
 
 
+def reader_locations(module: Module, start: Instruction,
+                     users: dict[str, list[Instruction]]) -> frozenset[str]:
+    """The source lines of the instructions that read ``start``: each user
+    that records where it came from, looking through shape-only users that
+    record nothing (JAX's broadcast of a value it keeps once). A constant
+    read at one line only is that line's own literal; one read at several
+    holds a value other lines share."""
+    frontier, seen, lines = [start], {start.name}, set()
+    while frontier:
+        next_frontier = []
+        for instruction in frontier:
+            for user in users.get(instruction.name, ()):
+                if user.name in seen:
+                    continue
+                seen.add(user.name)
+                origin = module.origin(user)
+                if origin.op_name or origin.source_file or origin.stack:
+                    lines.add(origin.location)
+                elif user.opcode in _PASS_THROUGH:
+                    next_frontier.append(user)
+        frontier = next_frontier
+    return frozenset(lines)
+
+
 def constant_origin(module: Module, instruction: Instruction,
                     users: dict[str, list[Instruction]]) -> tuple[Origin, tuple[str, ...]]:
     """Where a constant or a parameter came from, and the users it was learnt

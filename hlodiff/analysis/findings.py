@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from ..model import (GENERIC_PARAMETER_NAMES, Instruction, Module, Origin, element_value,
                      runs_backward)
 from .causes import PRIORITY, element_types, moved_dims
+from .constants import reader_locations, users_of
 from .diff import (MOVED_INTO, MOVED_OUT_OF, READS_ANOTHER, RETURNS_ANOTHER, Change,
                    text_difference)
 from .hashes import HASHES, affects
@@ -203,7 +204,7 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
                                 summary=summary))
     # related values first: of two on one line, the one the user wrote leads
     return _one_per_line(_related_constants(
-        _with_incidental_metadata(findings, metadata_noise, stage)))
+        _with_incidental_metadata(findings, metadata_noise, stage), a, b))
 
 
 # What a finding of arguments given another sharding starts with (advice.py
@@ -236,13 +237,14 @@ _RELATIONS = (("1 - x", lambda x: 1 - x, False), ("1/x", lambda x: 1 / x, False)
               ("1/(1 - x)", lambda x: 1 / (1 - x), False), ("x - 1", lambda x: x - 1, True))
 
 
-def _related_constants(findings: list[Finding]) -> list[Finding]:
+def _related_constants(findings: list[Finding], a: Module, b: Module) -> list[Finding]:
     """A scalar constant that is a function of another's value in both runs
     (dropout's 1/(1-p) beside p: 1.11111116 -> 1.42857146 beside 0.1 -> 0.3)
-    follows from it: one finding, led by the value as the user wrote it (the
-    shorter to print), the other under it."""
+    follows from it: one finding, led by the value as the user wrote it (see
+    _typed_key), the other under it."""
     scalars = [i for i, f in enumerate(findings) if f.kind == "constant"
                and _scalar(f.old) is not None and _scalar(f.new) is not None]
+    typed = {i: _typed_key(findings[i], a, b) for i in scalars}
     folded: dict[int, list[tuple[int, str]]] = defaultdict(list)  # host: (index, relation)
     gone: set[int] = set()
     for i in scalars:
@@ -250,7 +252,7 @@ def _related_constants(findings: list[Finding]) -> list[Finding]:
             if i == j or i in gone or j in gone or j in folded:
                 continue
             relation = _relation(findings[i], findings[j])
-            if relation and _typed_first(findings[i], findings[j]):
+            if relation and typed[i] <= typed[j]:
                 folded[i].append((j, relation))
                 gone.add(j)
     out = list(findings)
@@ -296,10 +298,33 @@ def _whole(finding: Finding) -> bool:
     return all(v is not None and math.isfinite(v) and v.is_integer() for v in values)
 
 
-def _typed_first(a: Finding, b: Finding) -> bool:
-    """Is ``a`` the value as written, rather than ``b``: the shorter to print,
-    on a tie the first ranked."""
-    return len((a.old or "") + (a.new or "")) <= len((b.old or "") + (b.new or ""))
+def _typed_key(finding: Finding, a: Module, b: Module) -> tuple[int, bool]:
+    """Orders related values, the one as the user wrote it first (on a tie
+    the first ranked): the shorter to print (1 - x computed in f32 is
+    0.00099998713), then a value its line holds a constant of its own for, in
+    either run, before one it reads only from constants other lines read too.
+    JAX keeps one constant per value: an EMA's 1 - decay, 0.01 -> 0.001, is
+    the learning rate's 0.01 in one run and Adam's 0.001 in the other, where
+    the decay 0.99 is the EMA's own literal in the run that has it (1 - x
+    relates them both ways, so the values alone cannot tell)."""
+    return len((finding.old or "") + (finding.new or "")), not _own_literal(finding, a, b)
+
+
+def _own_literal(finding: Finding, a: Module, b: Module) -> bool:
+    """Is one of the finding's constants, in either run, read at the
+    finding's source line and nowhere else?"""
+    line = finding.origin.location
+    if line is None:
+        return False
+    for module, names in ((a, {w.a for w in finding.where}), (b, {w.b for w in finding.where})):
+        for computation in module.computations:
+            users = None
+            for instruction in computation.instructions:
+                if instruction.name in names and instruction.opcode == "constant":
+                    users = users or users_of(computation)
+                    if reader_locations(module, instruction, users) == {line}:
+                        return True
+    return False
 
 
 # The summary of a program that computes the same operations, wired otherwise.
