@@ -244,7 +244,13 @@ def _related_constants(findings: list[Finding], a: Module, b: Module) -> list[Fi
     _typed_key), the other under it."""
     scalars = [i for i, f in enumerate(findings) if f.kind == "constant"
                and _scalar(f.old) is not None and _scalar(f.new) is not None]
-    typed = {i: _typed_key(findings[i], a, b) for i in scalars}
+    keys: dict[int, tuple[int, bool]] = {}
+
+    def typed(i: int) -> tuple[int, bool]:  # asked of related values only: it reads modules
+        if i not in keys:
+            keys[i] = _typed_key(findings[i], a, b)
+        return keys[i]
+
     folded: dict[int, list[tuple[int, str]]] = defaultdict(list)  # host: (index, relation)
     gone: set[int] = set()
     for i in scalars:
@@ -252,7 +258,7 @@ def _related_constants(findings: list[Finding], a: Module, b: Module) -> list[Fi
             if i == j or i in gone or j in gone or j in folded:
                 continue
             relation = _relation(findings[i], findings[j])
-            if relation and typed[i] <= typed[j]:
+            if relation and typed(i) <= typed(j):
                 folded[i].append((j, relation))
                 gone.add(j)
     out = list(findings)
