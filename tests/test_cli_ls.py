@@ -130,6 +130,18 @@ def test_ls_a_single_file(tmp_path):
     assert "1 module in" in out and "the only module with HLO text" in out
 
 
+@pytest.mark.parametrize("name", ["prog.hlo", "module_0007.jit_prog.before_optimizations.txt"])
+def test_ls_a_single_file_heads_its_listing_with_that_file(tmp_path, monkeypatch, name):
+    # The head named the file's folder ("1 module in /tmp/x"), as though the
+    # folder had been listed; `ls DIR` heads with what it was given.
+    monkeypatch.setenv("COLUMNS", "400")  # the path on the head's line, however long
+    other = "module_0003.jit_other.before_optimizations.txt"
+    path = write_tree(tmp_path, {name: hlo_text("prog"), other: hlo_text("other")}) / name
+    head = run_cli("ls", str(path)).stdout.splitlines()[0]
+    assert head == f"1 module in {path}"
+    assert run_cli("ls", str(tmp_path)).stdout.splitlines()[0].endswith(f" in {tmp_path}")
+
+
 def test_ls_writes_nothing_into_the_dump(tmp_path):
     jax_dump(tmp_path)
     before = snapshot(tmp_path)

@@ -311,12 +311,20 @@ class Dump:
     """A dump directory (or one HLO file) read by name: its files and modules.
 
     ``modules`` are ordered by module id; ``unknown`` are files whose names
-    XLA does not write, kept so a listing can show them.
+    XLA does not write, kept so a listing can show them. ``root`` is the
+    folder files are named relative to; ``file`` the one HLO text file read
+    where a file stands for the dump.
     """
 
     root: Path
     files: tuple[DumpFile, ...]
     modules: tuple[DumpModule, ...]
+    file: Path | None = None
+
+    @property
+    def path(self) -> Path:
+        """What was read, as the user named it: the dump folder, or the one file."""
+        return self.file or self.root
 
     @property
     def unknown(self) -> tuple[DumpFile, ...]:
@@ -503,7 +511,7 @@ def file_dump(path: str | Path) -> Dump:
         file = DumpFile(path.name, HLO_TEXT, program=_module_name(path) or path.name.split(".")[0],
                         stage=stage_in_name(path.name), size=file.size)
     module = DumpModule(file.module_id, file.program or "", file.timestamp, (file,), path.parent)
-    return Dump(path.parent, (file,), (module,))
+    return Dump(path.parent, (file,), (module,), file=path)
 
 
 _HLO_MODULE = re.compile(r"\s*HloModule\s+([^\s,]+)")

@@ -353,7 +353,8 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     """One row per module, the main program marked and why it was chosen."""
     out = console(stream)
     dump = listing.dump
-    _prose(out, f"{_plural(len(listing.rows), 'module')} in {dump.root}", style="bold")
+    _prose(out, f"{_plural(len(listing.rows), 'module')} in {terminal(str(dump.path))}",
+           style="bold")
     table = _table(("id", "right"), ("program", "left"), ("stages", "left"), ("size", "right"),
                    ("instructions", "right"), ("main", "left"))
     rows = []
