@@ -249,8 +249,9 @@ def ls(target: Path, explain: bool, no_count: bool, fmt: str, strict: bool) -> i
 @click.option("--metadata", is_flag=True,
               help="Keep op_type, op_name and source, with stack frames resolved.")
 @click.option("--textconv", is_flag=True,
-              help="As git's textconv: a file hlodiff cannot read is printed as it is (the "
-                   "error on stderr), so git goes on with the other files.")
+              help="As git's textconv: a file hlodiff cannot read is printed as it is, byte "
+                   "for byte, a binary one as a line with its size and sha256 (the error on "
+                   "stderr), so git goes on with the other files.")
 @strict_option
 def canon(target: Path, metadata: bool, textconv: bool, strict: bool) -> None:
     """Print a module canonically: stable names, no frame tables, no metadata.
@@ -260,6 +261,7 @@ def canon(target: Path, metadata: bool, textconv: bool, strict: bool) -> None:
     textconv (`hlodiff git-setup`) a renumber-only change shows no diff.
     """
     from .integrations.canon import View, canonical_text
+    from .integrations.gitdiff import textconv_as_is
     from .syntax.parser import parse_file
     from .render.escape import hlo
     try:
@@ -267,10 +269,18 @@ def canon(target: Path, metadata: bool, textconv: bool, strict: bool) -> None:
     except HlodiffError as err:
         if not textconv or not target.is_file():
             raise
+        try:
+            data = target.read_bytes()
+        except OSError:
+            raise err from None
         click.echo(error_line(err), err=True)
-        sys.stdout.write(target.read_bytes().decode("utf-8", errors="replace"))
+        click.echo(textconv_as_is(data), nl=False)
         return
-    sys.stdout.write(hlo(canonical_text(module, View(metadata=metadata))))
+    text = hlo(canonical_text(module, View(metadata=metadata)))
+    if textconv:  # git reads bytes: UTF-8 whatever the locale spells
+        click.echo(text.encode("utf-8"), nl=False)
+    else:
+        sys.stdout.write(text)
 
 
 @cli.command("git-setup")

@@ -6,6 +6,7 @@ is checked is what a user sees in their terminal.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -249,3 +250,38 @@ def test_an_added_binary_file_under_an_hlo_name_is_shown_as_git_would(repo: Path
     assert "new file mode 100644\nindex 0000000..57ac8df\n" \
         "Binary files /dev/null and b/bin.hlo differ\n" in done.stdout
     assert "a new program" not in done.stdout
+
+
+def test_textconv_shows_a_binary_or_non_utf8_file_byte_for_byte(tmp_path: Path):
+    # Under `hlodiff git-setup`'s textconv a binary .hlo read as text, its
+    # bytes that are not UTF-8 each made U+FFFD: a file whose change was one
+    # such byte (caf\xe9 -> caf\xe8, latin-1) showed no change at all, and a
+    # binary one showed its NULs. Git diffs what a textconv prints (it tells
+    # no binary file through one): the bytes as they are, a binary file as a
+    # line with its size and digest; a name that is UTF-8 stays so in a
+    # locale that cannot spell it.
+    git(tmp_path, "init", "-q")
+    subprocess.run([sys.executable, "-m", "hlodiff", "git-setup", "--apply"], cwd=tmp_path,
+                   check=True, capture_output=True)
+    files = {"bin.hlo": (b"\x00\x01binary\xff\x00", b"\x00\x02binary\xff\x00"),
+             "latin.hlo": (b"HloModule m\n// caf\xe9\n", b"HloModule m\n// caf\xe8\n"),
+             "name.hlo": tuple(b'HloModule m\n\nENTRY %main (p: f32[]) -> f32[] {\n  %p = f32[] '
+                               b'parameter(0)\n  ROOT %c = f32[] custom-call(%p), custom_call_'
+                               b'target="caf' + e.encode() + b'"\n}\n' for e in ("é", "è"))}
+    for n in (0, 1):
+        for name, versions in files.items():
+            (tmp_path / name).write_bytes(versions[n])
+        git(tmp_path, "add", *files)
+        git(tmp_path, "commit", "-qm", f"version {n}")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    done = subprocess.run(["git", "diff", "HEAD~1", "HEAD"], cwd=tmp_path, capture_output=True,
+                          env={**os.environ, "PATH": path, "PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    out = done.stdout
+    assert b"\x00" not in out
+    for sign, data in (b"-", files["bin.hlo"][0]), (b"+", files["bin.hlo"][1]):
+        digest = hashlib.sha256(data).hexdigest()[:16].encode()
+        assert sign + b"binary file, not HLO text: 10 bytes, sha256 " + digest + b"\n" in out
+    assert b"\n-// caf\xe9\n+// caf\xe8\n" in out
+    assert 'target="café"\n+'.encode() in out and 'target="cafè"'.encode() in out
+    assert b"bin.hlo: is a binary file, not HLO text" in done.stderr

@@ -17,6 +17,7 @@ gets the unified diff git would print.
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from dataclasses import dataclass
 from difflib import unified_diff
@@ -137,6 +138,24 @@ def starts_as_hlo(path: str) -> bool:
     return start.startswith((b"HloModule", b"ENTRY", b"%", b"FileNames"))
 
 
+def is_binary(data: bytes) -> bool:
+    """Does git take these bytes for a binary file (a NUL in the first 8000)?"""
+    return b"\0" in data[:8000]
+
+
+def textconv_as_is(data: bytes) -> bytes:
+    """What git's textconv shows of a file hlodiff cannot read: its bytes as
+    they are, so a byte that is not UTF-8 shows as git would show it without
+    the driver (decoded with replacement, two such bytes read alike and their
+    change went unseen). Git tells no binary file through a textconv, it
+    diffs what the driver prints: a binary file is one line, its size and
+    digest, that changes where its bytes do."""
+    if not is_binary(data):
+        return data
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    return f"binary file, not HLO text: {len(data)} bytes, sha256 {digest}\n".encode()
+
+
 def plain_diff(request: DiffRequest) -> str:
     """What git would show for a file that is not HLO: its ``diff --git``
     header (as git's external diff), then a unified diff of its lines, or
@@ -152,7 +171,7 @@ def plain_diff(request: DiffRequest) -> str:
             texts.append([])
             continue
         data = Path(side).read_bytes()
-        if b"\0" in data[:8000]:  # as git tells binary files
+        if is_binary(data):
             if request.external:
                 return f"{head}Binary files {labels[0]} and {labels[1]} differ\n"
             return f"Binary files differ: {request.title or side}\n"
