@@ -17,8 +17,9 @@ from ..integrations.recompiles import LoggedRecompilation, Recompilation, Recomp
 from . import shorten
 from .escape import terminal
 from .json import SCHEMA_VERSION
+from .layout import name_widths, pin_widths, prose, ruled_table, widest
 from .report import report_document
-from .text import _prose, _set_widths, _share, _table, _widest, console, report as report_text
+from .text import console, report as report_text
 
 
 def _count(n: int, noun: str) -> str:
@@ -29,7 +30,7 @@ def _quoted(out, text: str, indent: str = "    ") -> None:
     """Several lines from a log, each made safe for a terminal, indented and
     wrapped at spaces, their continuations further in: the framework's own
     words, none left out and none split."""
-    _prose(out, text, indent=indent, hanging="  ")
+    prose(out, text, indent=indent, hanging="  ")
 
 
 # --- hlodiff log -----------------------------------------------------------------------
@@ -49,7 +50,7 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
     its explanation)."""
     out = console(stream)
     if not programs:
-        _prose(out, _NOTHING)
+        prose(out, _NOTHING)
         return
     compiled = sum(len(p.compilations) for p in programs if not p.from_dump)
     dumped = sum(len(p.compilations) for p in programs if p.from_dump)
@@ -92,15 +93,15 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
     # the counts keep their width; names and module lists share what is left,
     # shortened in the middle, never broken across lines
     named = [0] + ([len(columns) - 1] if modules else [])
-    fixed = [_widest([columns[i][0]] + [r[i] for _, r in rows])
+    fixed = [widest([columns[i][0]] + [r[i] for _, r in rows])
              for i in range(len(columns)) if i not in named]
     setup = " (framework set-up)"
-    wanted = [_widest([columns[0][0]] + [r[0] + (setup if not p.user else "") for p, r in rows])]
+    wanted = [widest([columns[0][0]] + [r[0] + (setup if not p.user else "") for p, r in rows])]
     if modules:
-        wanted.append(_widest([columns[-1][0]] + [r[-1] for _, r in rows]))
-    shares = dict(zip(named, _share(out.width, fixed, wanted)))
-    table = _table(*columns)
-    _set_widths(table, shares)
+        wanted.append(widest([columns[-1][0]] + [r[-1] for _, r in rows]))
+    shares = dict(zip(named, name_widths(out.width, fixed, wanted)))
+    table = ruled_table(*columns)
+    pin_widths(table, shares)
     for p, row in rows:
         label = Text(shorten.phrase(row[0], shares[0] - (0 if p.user else len(setup))))
         if not p.user:
@@ -108,7 +109,7 @@ def log_text(programs: list[Program], logged: list[LoggedRecompilation] | None =
         if modules:
             row[-1] = shorten.middle(row[-1], shares[len(columns) - 1])
         table.add_row(label, *row[1:], style="bold red" if p.recompiled else None)
-    _prose(out, title)
+    prose(out, title)
     out.print(table)
     joined = {entry.program for entry in logged or ()}
     for p in programs:
@@ -130,17 +131,17 @@ def _program_details(out, program: Program, causes: bool) -> None:
     if len(program.concrete_functions) > 1 or any(n > 1 for _, n in program.concrete_functions):
         functions = ", ".join(f"{c} ({_count(n, 'compilation')})"
                               for c, n in program.concrete_functions)
-        _prose(out, f"{name}: concrete functions (one per trace): {functions}", hanging="  ")
+        prose(out, f"{name}: concrete functions (one per trace): {functions}", hanging="  ")
     if program.trace_warning:
-        _prose(out, f"{name}: traced at least {program.traces} times; TensorFlow says:",
-               hanging="  ")
+        prose(out, f"{name}: traced at least {program.traces} times; TensorFlow says:",
+              hanging="  ")
         _quoted(out, program.trace_warning)
     if program.from_dump:
-        _prose(out, f"{name}: the log shows none of its compilations; the "
-               f"{_count(len(program.compilations), 'compilation')} are counted from the dump, "
-               "one module per concrete function, in module order", hanging="  ")
+        prose(out, f"{name}: the log shows none of its compilations; the "
+              f"{_count(len(program.compilations), 'compilation')} are counted from the dump, "
+              "one module per concrete function, in module order", hanging="  ")
     if not program.name:
-        _prose(out, program.note or _UNNAMED)
+        prose(out, program.note or _UNNAMED)
     if not program.recompiled or not causes:
         return
     for number, c in enumerate(program.compilations[1:], 2):
@@ -148,7 +149,7 @@ def _program_details(out, program: Program, causes: bool) -> None:
         if not said and not c.where:
             continue
         where = f" at {c.where}" if c.where else ""
-        _prose(out, f"{name} compilation #{number} ({c.file}:{c.line}){where}", hanging="  ")
+        prose(out, f"{name} compilation #{number} ({c.file}:{c.line}){where}", hanging="  ")
         if said:
             _quoted(out, said)
 
@@ -157,18 +158,18 @@ def _logged(out, entry: LoggedRecompilation) -> None:
     c = entry.logged
     where = (" (not in the log: counted from the dump)" if c.source == "dump"
              else f" ({c.file}:{c.line})")
-    _prose(out, Text.assemble((terminal(f"{entry.program} #{entry.number}"), "bold"),
-                              terminal(where)), hanging="  ")
+    prose(out, Text.assemble((terminal(f"{entry.program} #{entry.number}"), "bold"),
+                             terminal(where)), hanging="  ")
     said = c.cause or (f"key: {c.key}" if c.key else "")
     if said:
         out.print("  the log says:")
         _quoted(out, said)
     if entry.explained is None:
-        _prose(out, "the dump has no module for it (or for the compilation before it)",
-               indent="  ")
+        prose(out, "the dump has no module for it (or for the compilation before it)",
+              indent="  ")
         return
     r = entry.explained
-    _prose(out, f"the dump says: {r.line}", indent="  ", hanging="  ")
+    prose(out, f"the dump says: {r.line}", indent="  ", hanging="  ")
     report_text(r.report, stream=out.file, title=f"{shorten.program(r.before.label)} -> "
                                                  f"{shorten.program(r.after.label)}")
 
@@ -221,12 +222,12 @@ def recompiles_text(dump: str, programs: list[RecompiledProgram],
     """One line per recompiled program, then each recompilation's diff report."""
     out = console(stream)
     if not programs:
-        _prose(out, f"No program was compiled more than once in {dump}.")
+        prose(out, f"No program was compiled more than once in {dump}.")
         return
     for p in programs:
         style = "bold red" if p.user else "dim"
         setup = " (framework set-up op: compiled once per shape by design)" if not p.user else ""
-        _prose(out, p.summary + setup, style=style, hanging="  ")
+        prose(out, p.summary + setup, style=style, hanging="  ")
     for p in programs:
         if not p.user:
             continue

@@ -1,4 +1,4 @@
-"""Text for a terminal or a pipe: the one module that uses rich.
+"""Text for a terminal or a pipe, printed by rich, laid out as layout.py lays it.
 
 Every string that comes from a dump or a log (op_names, file and module
 names, values, log lines) is passed through ``escape.terminal`` and printed
@@ -17,9 +17,8 @@ import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import Callable, Iterator, TextIO
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -28,6 +27,7 @@ from ..analysis.constants import ConstantSite, abbreviate
 from ..dumps import Listing, human_size, legend
 from . import shorten
 from .escape import terminal
+from .layout import name_widths, pin_widths, prose, ruled_table, widest
 from .report import (STAGE_WORDS, Spelling, compared, extra_compilations, programs_that,
                      same_programs_line, verdict_line)
 
@@ -102,76 +102,8 @@ def _text(text: str, style: str | None = None) -> Text:
     return Text(terminal(text), style=style or "")
 
 
-def _prose(out: Console, text: str | Text, style: str | None = None, indent: str = "",
-           hanging: str = "") -> None:
-    """Lines of ``text`` wrapped at spaces to the page, each behind ``indent``
-    (its continuations behind ``indent + hanging``). A word longer than a
-    line (a path, a URL, a cache key) stays whole on a line of its own: it
-    is there to be copied or searched for, and the terminal wraps it. (Rich
-    would cut it at the page's edge, leaving its last characters, such as
-    the ``)`` that closes it, alone on the next line.) ``text`` given as
-    ``Text`` keeps its styles; its parts are already made safe by the caller."""
-    lines = text.split("\n", allow_blank=True) if isinstance(text, Text) else \
-        [Text(terminal(line), style=style or "") for line in text.splitlines()]
-    for line in lines or [Text("")]:
-        plain = line.plain
-        if not plain.strip():
-            out.print("")
-            continue
-        own = plain[:len(plain) - len(plain.lstrip(" "))]  # the text's own indent is kept
-        pieces = line.divide(_breaks(plain, out.width, len(indent), len(indent + own + hanging)))
-        for n, piece in enumerate(pieces):
-            lead = indent if n == 0 else indent + own + hanging
-            piece.rstrip()
-            if n:
-                piece = piece[len(piece.plain) - len(piece.plain.lstrip(" ")):]
-            out.print(Text(lead) + piece if lead else piece, soft_wrap=True)
-
-
-def _breaks(plain: str, width: int, first: int, rest: int) -> list[int]:
-    """Where to cut ``plain`` so each line, behind a lead of ``first`` (then
-    ``rest``) characters, fits ``width``: at the spaces before a word that
-    would not fit, a word longer than a line alone on its own."""
-    breaks, start, lead, words = [], 0, first, 0
-    for word in re.finditer(r"\S+", plain):
-        if words and lead + word.end() - start > width:
-            breaks.append(word.start())
-            start, lead, words = word.start(), rest, 0
-        words += 1
-    return breaks
-
-
 def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def _table(*columns: tuple[str, str]) -> Table:
-    """A table ruled under its header only, two spaces between columns: the
-    least ink that keeps columns apart, so 80 columns hold the most."""
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
-                  header_style="bold")
-    for name, justify in columns:
-        table.add_column(name, justify=justify)
-    return table
-
-
-def _set_widths(table: Table, widths: dict[int, int]) -> None:
-    """Pin the columns whose content was already shortened to fit."""
-    for index, width in widths.items():
-        column = table.columns[index]
-        column.width = column.min_width = column.max_width = width
-        column.no_wrap = True
-
-
-def _widest(lines: Iterable[str]) -> int:
-    return max((len(line) for line in lines), default=0)
-
-
-def _share(width: int, fixed: list[int], wanted: list[int], floor: int = 12) -> list[int]:
-    """Widths for the columns that hold names, out of what the fixed columns
-    and the two spaces between columns leave of ``width``."""
-    gaps = 2 * (len(fixed) + len(wanted) - 1)
-    return shorten.fit(wanted, width - sum(fixed) - gaps, floor)
 
 
 class _Fitted(Spelling):
@@ -198,23 +130,23 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
                     stream: TextIO | None = None) -> None:
     """Every constant of a module: value, shape and where it came from."""
     out = console(stream)
-    _prose(out, _text(f"{_plural(len(sites), 'constant')} in {module_name}", style="bold"))
-    _prose(out, path, style="dim")
+    prose(out, _text(f"{_plural(len(sites), 'constant')} in {module_name}", style="bold"))
+    prose(out, path, style="dim")
     rows = [(str(s.instruction.line), terminal(s.name), terminal(str(s.shape)),
              terminal(abbreviate(s.instruction)), terminal(s.origin.op_name or ""),
              terminal(s.origin_via[0]) if s.origin_via and s.origin.op_name else "",
              terminal(s.origin.location or ""),
              s.instruction.literal is not None and s.instruction.literal.elided) for s in sites]
-    table = _table(("line", "right"), ("constant", "left"), ("shape", "left"), ("value", "left"),
-                   ("origin (op_name, source)", "left"))
-    fixed = [_widest([h] + [r[i] for r in rows]) for i, h in ((0, "line"), (2, "shape"))]
-    fixed.append(min(_widest(["value"] + [r[3] for r in rows]), max(out.width // 5, 12)))
-    name, origin = _share(out.width, fixed, [
-        _widest(["constant"] + [r[1] for r in rows]),
-        _widest(["origin (op_name, source)"] + [f"{r[4]}  {r[6]}".strip() for r in rows])])
+    table = ruled_table(("line", "right"), ("constant", "left"), ("shape", "left"),
+                        ("value", "left"), ("origin (op_name, source)", "left"))
+    fixed = [widest([h] + [r[i] for r in rows]) for i, h in ((0, "line"), (2, "shape"))]
+    fixed.append(min(widest(["value"] + [r[3] for r in rows]), max(out.width // 5, 12)))
+    name, origin = name_widths(out.width, fixed, [
+        widest(["constant"] + [r[1] for r in rows]),
+        widest(["origin (op_name, source)"] + [f"{r[4]}  {r[6]}".strip() for r in rows])])
     table.columns[3].width = fixed[2]
     table.columns[3].overflow = "fold"
-    _set_widths(table, {1: name, 4: origin})
+    pin_widths(table, {1: name, 4: origin})
     table.columns[4].no_wrap = False  # its cells fit already; its header wraps, not cut
     for line, constant, shape, value, op_name, via, location, elided in rows:
         table.add_row(line, shorten.token(constant, name), shape,
@@ -222,8 +154,8 @@ def constants_table(path: str, module_name: str, sites: list[ConstantSite],
                       _origin(op_name, location, origin, via))
     out.print(table)
     if any(r[7] for r in rows):
-        _prose(out, Text.assemble(("{...}", "yellow"), " values were not printed by XLA; dump "
-                                  "again with XLA_FLAGS=--xla_dump_large_constants to see them."))
+        prose(out, Text.assemble(("{...}", "yellow"), " values were not printed by XLA; dump "
+                                 "again with XLA_FLAGS=--xla_dump_large_constants to see them."))
 
 
 def _origin(op_name: str, location: str, width: int, via: str = "") -> Text:
@@ -260,24 +192,24 @@ def varying_constants_table(paths: list[str], varying, stream: TextIO | None = N
     varies = "constant varies" if len(varying) == 1 else "constants vary"
     out.print(f"{len(varying)} {varies} across {len(paths)} runs", style="bold")
     runs = [f"run {n}" for n in range(1, len(paths) + 1)]
-    table = _table(("constant", "left"), ("shape", "left"), *((r, "left") for r in runs),
-                   ("origin (op_name, source)", "left"))
+    table = ruled_table(("constant", "left"), ("shape", "left"), *((r, "left") for r in runs),
+                        ("origin (op_name, source)", "left"))
     rows = [(terminal(i.site.name), terminal(str(i.site.shape)),
              ["(none)" if v is None else _short(terminal(v)) for v in i.values],
              terminal(i.site.origin.op_name or ""), terminal(i.site.origin.location or ""))
             for i in varying]
-    fixed = [_widest(["constant"] + [r[0] for r in rows]),
-             _widest(["shape"] + [r[1] for r in rows])]
-    fixed += [_widest([run] + [r[2][n] for r in rows]) for n, run in enumerate(runs)]
-    (origin,) = _share(out.width, fixed, [_widest(["origin (op_name, source)"] + [
+    fixed = [widest(["constant"] + [r[0] for r in rows]),
+             widest(["shape"] + [r[1] for r in rows])]
+    fixed += [widest([run] + [r[2][n] for r in rows]) for n, run in enumerate(runs)]
+    (origin,) = name_widths(out.width, fixed, [widest(["origin (op_name, source)"] + [
         f"{r[3]}  {r[4]}".strip() for r in rows])], floor=20)
-    _set_widths(table, {len(fixed): origin})
+    pin_widths(table, {len(fixed): origin})
     table.columns[len(fixed)].no_wrap = False  # its cells fit already; its header wraps
     for constant, shape, values, op_name, location in rows:
         table.add_row(constant, shape, *values, _origin(op_name, location, origin))
     out.print(table)
     for run, path in zip(runs, paths):
-        _prose(out, f"{run}: {path}", style="dim", hanging="  ")
+        prose(out, f"{run}: {path}", style="dim", hanging="  ")
     if undecided:
         out.print(note)
 
@@ -353,10 +285,10 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
     """One row per module, the main program marked and why it was chosen."""
     out = console(stream)
     dump = listing.dump
-    _prose(out, f"{_plural(len(listing.rows), 'module')} in {terminal(str(dump.path))}",
-           style="bold")
-    table = _table(("id", "right"), ("program", "left"), ("stages", "left"), ("size", "right"),
-                   ("instructions", "right"), ("main", "left"))
+    prose(out, f"{_plural(len(listing.rows), 'module')} in {terminal(str(dump.path))}",
+          style="bold")
+    table = ruled_table(("id", "right"), ("program", "left"), ("stages", "left"), ("size", "right"),
+                        ("instructions", "right"), ("main", "left"))
     rows = []
     for row in listing.rows:
         module = row.module
@@ -366,31 +298,31 @@ def ls_table(listing: Listing, *, explain: bool = False, stream: TextIO | None =
                      terminal(shorten.program(module.normalised or module.label)),
                      ", ".join(module.stages) or "-", human_size(module.size), count,
                      Text("main", style="green") if row.is_main else "", row.is_main))
-    fixed = [_widest(["id"] + [r[0] for r in rows]), _widest(["stages"] + [r[2] for r in rows]),
-             _widest(["size"] + [r[3] for r in rows]), len("instructions"), len("main")]
-    (name,) = _share(out.width, fixed, [_widest(["program"] + [r[1] for r in rows])])
-    _set_widths(table, {1: name})
+    fixed = [widest(["id"] + [r[0] for r in rows]), widest(["stages"] + [r[2] for r in rows]),
+             widest(["size"] + [r[3] for r in rows]), len("instructions"), len("main")]
+    (name,) = name_widths(out.width, fixed, [widest(["program"] + [r[1] for r in rows])])
+    pin_widths(table, {1: name})
     for ident, program, stages, size, count, main, is_main in rows:
         table.add_row(ident, shorten.middle(program, name), stages, size, count, main,
                       style="bold" if is_main else None)
     out.print(table)
     main = listing.main.module
     number = "" if main.module_id is None else f"module {main.module_id}, "
-    _prose(out, _text(f"main program: {number}{main.normalised or main.label} "
-                      f"({listing.main.reason})"))
-    _prose(out, str(main.path), style="dim", indent="  ")
+    prose(out, _text(f"main program: {number}{main.normalised or main.label} "
+                     f"({listing.main.reason})"))
+    prose(out, str(main.path), style="dim", indent="  ")
     loaded = sum(1 for row in listing.rows if row.module.loaded_from_cache)
     if loaded:
-        _prose(out, _text(f"{_plural(loaded, 'module')} loaded from JAX's persistent cache, not "
-                          "compiled: the dump holds their optimized text alone (after)"))
+        prose(out, _text(f"{_plural(loaded, 'module')} loaded from JAX's persistent cache, not "
+                         "compiled: the dump holds their optimized text alone (after)"))
     for row in listing.rows:
         if row.error:  # it names the file
-            _prose(out, _text(row.error, style="red"), hanging="  ")
+            prose(out, _text(row.error, style="red"), hanging="  ")
     if dump.unknown:
         names = ", ".join(f.relative for f in dump.unknown[:10])
         more = f" and {len(dump.unknown) - 10} more" if len(dump.unknown) > 10 else ""
-        _prose(out, _text(f"{_plural(len(dump.unknown), 'file')} not named the way XLA names dumps "
-                          f"(listed, not read): {names}{more}"))
+        prose(out, _text(f"{_plural(len(dump.unknown), 'file')} not named the way XLA names dumps "
+                         f"(listed, not read): {names}{more}"))
     if explain:
         _legend(out, listing)
 
@@ -402,7 +334,7 @@ def _legend(out: Console, listing: Listing) -> None:
     out.print("What the file names mean", style="bold")
     grid = Table.grid(padding=(0, 2))
     names = [terminal(shorten.program(p.text)) for p in parts]
-    width = min(_widest(names), max(out.width // 3, 30))
+    width = min(widest(names), max(out.width // 3, 30))
     grid.add_column(no_wrap=True, width=width)
     grid.add_column(overflow="fold")
     for name, part in zip(names, parts):
@@ -441,22 +373,22 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     out = out or console(stream)
     spell = _Fitted(out.width)
     if title:
-        _prose(out, title, style="bold", hanging="  ")
+        prose(out, title, style="bold", hanging="  ")
     for warning in rep.warnings:  # doubt about the comparison comes before its answer
-        _prose(out, Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
-    _prose(out, Text(verdict_line(rep, spell), style=_verdict_style(rep)))
+        prose(out, Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
+    prose(out, Text(verdict_line(rep, spell), style=_verdict_style(rep)))
     shown, same = compared(rep)
     for module in shown[:_PAIRINGS_SHOWN]:
-        _prose(out, _text(f"compared {_label(module.a)} with {_label(module.b)} "
-                          f"(paired by {module.how})", style="dim"))
+        prose(out, _text(f"compared {_label(module.a)} with {_label(module.b)} "
+                         f"(paired by {module.how})", style="dim"))
     if len(shown) > _PAIRINGS_SHOWN:  # the table stays on the first screen
         rest = [shorten.program(m.program) for m in shown[_PAIRINGS_SHOWN:]]
         names = ", ".join(rest[:4]) + (f" and {len(rest) - 4} more" if len(rest) > 4 else "")
-        _prose(out, _text(f"compared {len(rest)} more programs "
-                          f"{programs_that(shown[_PAIRINGS_SHOWN:])}: {names} "
-                          "(--format json lists every pairing)", style="dim"))
+        prose(out, _text(f"compared {len(rest)} more programs "
+                         f"{programs_that(shown[_PAIRINGS_SHOWN:])}: {names} "
+                         "(--format json lists every pairing)", style="dim"))
     if same:
-        _prose(out, _text(same_programs_line(same, shorten.program), style="dim"))
+        prose(out, _text(same_programs_line(same, shorten.program), style="dim"))
     findings = list(rep.findings)
     eligible = [f for f in findings if f.moves_a_hash or f.kind == "elided_constant"]
     shown = (eligible or findings)[:rows]
@@ -464,12 +396,12 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
         out.print(_findings_table(shown, out.width))
         hidden = [f for f in findings if f not in shown]
         if hidden:
-            _prose(out, Text(_hidden(hidden), style="dim"))
+            prose(out, Text(_hidden(hidden), style="dim"))
         for n, finding in enumerate(shown[:details], 1):
             _finding_details(out, n, finding)
     for run, labels in zip("ab", extra_compilations(rep)):
         if labels:
-            _prose(out, Text.assemble(
+            prose(out, Text.assemble(
                 ("extra compilations:", "yellow"),
                 f" run {run} alone compiled {_plural(len(labels), 'module')}: ",
                 ", ".join(terminal(shorten.program(label)) for label in labels)))
@@ -480,7 +412,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     else:
         out.print("  ".join(hashes), style="dim")
     for note in dict.fromkeys(rep.notes):
-        _prose(out, Text.assemble(("note:", "yellow"), " ", terminal(note)))
+        prose(out, Text.assemble(("note:", "yellow"), " ", terminal(note)))
 
 
 def _label(label: str | None) -> str:
@@ -514,8 +446,8 @@ def _findings_table(findings, width: int) -> Table:
     the stage sits under the kind."""
     from ..analysis.hashes import rule
 
-    table = _table(("#", "right"), ("kind", "left"), ("old -> new, origin", "left"),
-                   ("count", "right"), ("moves", "left"))
+    table = ruled_table(("#", "right"), ("kind", "left"), ("old -> new, origin", "left"),
+                        ("count", "right"), ("moves", "left"))
     rows = []
     for n, f in enumerate(findings, 1):
         # a summary says it better than values: an attribute's, or metadata that
@@ -527,20 +459,20 @@ def _findings_table(findings, width: int) -> Table:
                      str(f.count), terminal(f.origin.op_name or ""),
                      terminal(f.origin.location or ""),
                      [rule(h).short for h in f.affects]))
-    fixed = [_widest(["#"] + [r[0] for r in rows]), _widest(["kind"] + [r[1] for r in rows] +
+    fixed = [widest(["#"] + [r[0] for r in rows]), widest(["kind"] + [r[1] for r in rows] +
                                                            [r[2] for r in rows]),
-             _widest(["count"] + [r[4] for r in rows])]
-    natural = _widest(["old -> new, origin"] + [r[3] for r in rows] +
-                      [f"{r[5]}  {r[6]}".strip() for r in rows])
-    moves = _widest(["moves"] + [", ".join(r[7]) or "nothing" for r in rows])
-    (change,) = _share(width, fixed + [moves], [natural], floor=20)
+             widest(["count"] + [r[4] for r in rows])]
+    natural = widest(["old -> new, origin"] + [r[3] for r in rows] +
+                     [f"{r[5]}  {r[6]}".strip() for r in rows])
+    moves = widest(["moves"] + [", ".join(r[7]) or "nothing" for r in rows])
+    (change,) = name_widths(width, fixed + [moves], [natural], floor=20)
     if change < min(natural, 40):  # narrow: one hash name a line leaves more for the change
-        moves = _widest(["moves"] + [name + "," for r in rows for name in r[7] or ["nothing"]])
-        (change,) = _share(width, fixed + [moves], [natural], floor=20)
+        moves = widest(["moves"] + [name + "," for r in rows for name in r[7] or ["nothing"]])
+        (change,) = name_widths(width, fixed + [moves], [natural], floor=20)
     beside = sum(fixed) + moves + 2 * (len(fixed) + 1) + 20 <= width
     if not beside:  # narrower still: what each finding moves goes under its change
         table.columns.pop()
-        (change,) = _share(width, fixed, [natural], floor=20)
+        (change,) = name_widths(width, fixed, [natural], floor=20)
     table.columns[2].width = change
     table.columns[2].overflow = "fold"
     if beside:
@@ -647,7 +579,7 @@ def one_sided(path: str, *, added: bool, stream: TextIO | None = None) -> None:
     out = console(stream)
     what = "added: a new program, compiled for the first time" if added else \
         "deleted: its program is no longer compiled"
-    _prose(out, Text.assemble((terminal(path), "bold"), f": {what}"))
+    prose(out, Text.assemble((terminal(path), "bold"), f": {what}"))
 
 
 # --- git, baseline, log ----------------------------------------------------------------------
@@ -660,8 +592,8 @@ def git_setup(settings, applied_to=None, lines_added: int = 0,
         lines = f"added {lines_added} line{'s' if lines_added != 1 else ''} to " \
             f"{applied_to}/.gitattributes" if lines_added else \
             f"{applied_to}/.gitattributes had every line already"
-        _prose(out, _text(f"set {len(settings.config)} settings in {applied_to}/.git/config; "
-                          f"{lines}"))
+        prose(out, _text(f"set {len(settings.config)} settings in {applied_to}/.git/config; "
+                         f"{lines}"))
         return
     out.print("# .gitattributes")
     for line in settings.attributes:
@@ -686,4 +618,4 @@ def baseline_written(path, document, stream: TextIO | None = None) -> None:
     out = console(stream)
     programs = ", ".join(m["program"] for m in document["modules"])
     recorded = _plural(len(document["modules"]), "module")
-    _prose(out, _text(f"recorded {recorded} ({programs}) in {path}"))
+    prose(out, _text(f"recorded {recorded} ({programs}) in {path}"))
