@@ -233,3 +233,18 @@ def test_the_recompiles_page_walks_every_recompilation(visit, tmp_path):
     assert "current" in second.get_attribute("class")
     assert second.locator(".change .new").inner_text() == "-0.0025"
     assert second.locator(".origin .source").inner_text() == "corpus/gen/jax_library_cases.py:123"
+
+
+def test_a_page_of_runs_in_a_deep_folder_fits_a_narrow_window(visit, tmp_path):
+    # CI's clone lay deeper than this machine's: the footer's "run_a vs run_b"
+    # paths, one word of 100 characters, made an 800 px window scroll sideways.
+    import shutil
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    shutil.copytree(CORPUS / "jax_learning_rate", deep / "jax_learning_rate")
+    out = tmp_path / "page.html"
+    run_cli("diff", str(deep / "jax_learning_rate" / "run_a"),
+            str(deep / "jax_learning_rate" / "run_b"), "--format", "html", "-o", str(out),
+            expect=None)
+    tab = visit(out, width=800).tab
+    assert str(deep) in tab.locator("footer").inner_text()
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 800

@@ -103,11 +103,11 @@ def recompiles_page(dump: str, programs: list[RecompiledProgram]) -> str:
             sections.append(
                 f'<section class="recompilation"><h2 class="mono">{_code(p.program)} '
                 f'{html(r.line)}</h2><p class="muted">run a below is the compilation in '
-                f'{html(r.before.label)}, run b the one in {html(r.after.label)}: '
+                f'{_code(r.before.label)}, run b the one in {_code(r.after.label)}: '
                 f'{html(verdict_line(r.report))}</p>'
                 f'{causes or _no_causes(r.report)}</section>')
     empty = f'<section class="cause"><p>No program was compiled more than once in ' \
-            f'{html(dump)}.</p></section>'
+            f'{_code(dump)}.</p></section>'
     return _frame(f"recompilations in {dump}", verdict, facts, tuple(findings),
                   "".join(sections) or empty)
 
@@ -138,7 +138,7 @@ def _frame(heading: str, verdict: str, facts: str, findings: tuple[Finding, ...]
         _toolbar(findings),
         graph.ARROW,
         f'<main id="causes">{main}</main>',
-        f'<footer>hlodiff: {html(heading)}</footer>',
+        f'<footer>hlodiff: {_code(heading)}</footer>',
         f"<script>{js}</script></body></html>\n",
     ])
 
