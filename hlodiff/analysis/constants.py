@@ -11,6 +11,7 @@ records an op_name.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from ..model import GENERIC_PARAMETER_NAMES, Computation, Instruction, Module, Origin
@@ -47,17 +48,15 @@ def users_of(computation: Computation) -> dict[str, list[Instruction]]:
     return users
 
 
-def origin_from_users(module: Module, start: Instruction,
-                      users: dict[str, list[Instruction]]) -> tuple[Origin, tuple[str, ...]]:
-    """The origin of the nearest users of ``start`` that have metadata.
-
-    Breadth-first through shape-only users; among users at the same
-    distance the first in file order wins, and its name is reported.
-    """
+def _readers_by_distance(module: Module, start: Instruction,
+                         users: dict[str, list[Instruction]]
+                         ) -> Iterator[list[tuple[Instruction, Origin]]]:
+    """The users of ``start`` that record where they came from, nearest
+    first, one list per distance (in file order), looking through
+    shape-only users that record nothing."""
     frontier, seen = [start], {start.name}
     while frontier:
-        found = []
-        next_frontier = []
+        found, next_frontier = [], []
         for instruction in frontier:
             for user in users.get(instruction.name, ()):
                 if user.name in seen:
@@ -68,34 +67,31 @@ def origin_from_users(module: Module, start: Instruction,
                     found.append((user, origin))
                 elif user.opcode in _PASS_THROUGH:
                     next_frontier.append(user)
+        yield found
+        frontier = next_frontier
+
+
+def origin_from_users(module: Module, start: Instruction,
+                      users: dict[str, list[Instruction]]) -> tuple[Origin, tuple[str, ...]]:
+    """The origin of the nearest users of ``start`` that have metadata.
+
+    Breadth-first through shape-only users; among users at the same
+    distance the first in file order wins, and its name is reported.
+    """
+    for found in _readers_by_distance(module, start, users):
         if found:
             return found[0][1], tuple(u.name for u, _ in found)
-        frontier = next_frontier
     return Origin(), ()
 
 
 def reader_locations(module: Module, start: Instruction,
                      users: dict[str, list[Instruction]]) -> frozenset[str]:
-    """The source lines of the instructions that read ``start``: each user
-    that records where it came from, looking through shape-only users that
-    record nothing (JAX's broadcast of a value it keeps once). A constant
-    read at one line only is that line's own literal; one read at several
-    holds a value other lines share."""
-    frontier, seen, lines = [start], {start.name}, set()
-    while frontier:
-        next_frontier = []
-        for instruction in frontier:
-            for user in users.get(instruction.name, ()):
-                if user.name in seen:
-                    continue
-                seen.add(user.name)
-                origin = module.origin(user)
-                if origin.op_name or origin.source_file or origin.stack:
-                    lines.add(origin.location)
-                elif user.opcode in _PASS_THROUGH:
-                    next_frontier.append(user)
-        frontier = next_frontier
-    return frozenset(lines)
+    """The source lines of the instructions that read ``start`` (JAX's
+    broadcast of a value it keeps once looked through). A constant read at
+    one line only is that line's own literal; one read at several holds a
+    value other lines share."""
+    return frozenset(origin.location for found in _readers_by_distance(module, start, users)
+                     for _, origin in found)
 
 
 def constant_origin(module: Module, instruction: Instruction,
