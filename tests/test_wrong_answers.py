@@ -467,6 +467,31 @@ def test_a_python_scalar_against_an_array_moves_jax_key_though_the_hlo_is_the_sa
     assert "stablehlo.convert" in top["old"]
 
 
+def test_a_mask_of_ones_closed_over_against_one_built_in_the_step_recompiles_the_same(tmp_path):
+    # Hugging Face's Flax BERT given attention_mask=jnp.ones_like(ids) made
+    # outside the step, against none (it builds the ones inside): JAX stages a
+    # splat constant dense<1> : tensor<4x16xi32> against a broadcast, and
+    # wrote a second cache entry; XLA reads the splat as a broadcast, so the
+    # HLO is the same. hlodiff counted the splat beside the token ids XLA
+    # printed as {...} ("module.mlir holds 2 vs 1 constants of type
+    # tensor<4x16xi32>: they cannot be paired") and said "Cannot tell" (a
+    # helper session's run). Judged by JAX's own cache: two entries.
+    cache = tmp_path / "cache"
+    dump_runs(tmp_path, "jax_splat_mask", "outside", "inside", env={
+        "JAX_COMPILATION_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"})
+    entries = {p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}
+    report = json.loads(run_cli("diff", str(tmp_path / "outside"), str(tmp_path / "inside"),
+                                "--module", "jit_step", "--format", "json", "--no-cache",
+                                expect=1).stdout)
+    step, = report["programs"]
+    assert len(entries) == 2 and step["hashes"]["jax_cache_key"] is True
+    assert (step["recompiles"], step["same_executable"]) == (True, True)
+    top, = report["findings"]
+    assert top["kind"] == "stablehlo" and "dense<1> : tensor<4x16xi32>" in top["old"]
+    assert "outside the jitted function" in top["advice"]
+
+
 def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_added(tmp_path):
     # JAX folds ``p - 1.0 * g`` to ``p - g`` when it lowers the step, so a
     # learning rate of 1 against 2 is no constant change: run b has a multiply

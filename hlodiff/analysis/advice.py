@@ -141,6 +141,17 @@ def _inside_jax_random(finding: Finding) -> bool:
         _JAX_RANDOM.fullmatch(w.computation or "") for w in finding.where)
 
 
+# A StableHLO constant of one value for a shaped tensor: ``dense<1> : tensor<4x16xi32>``.
+_SPLAT = re.compile(r"stablehlo\.constant dense<[^\[\"<>][^<>]*> : tensor<\d+x")
+
+
+def _splat_constant(finding: Finding) -> bool:
+    """The first line that differs holds a splat constant of a shaped tensor
+    on one side: an array of one value closed over, where the other run
+    broadcasts it (hlodiff/dumps/mlir.py)."""
+    return any(_SPLAT.search(side or "") for side in (finding.old, finding.new))
+
+
 def _rewired(finding: Finding) -> bool:
     return finding.summary.startswith(REWIRED)
 
@@ -380,6 +391,12 @@ RULES = (
     Rule("elided_constant", None, _always,
          "XLA printed this constant as {...}: dump again with "
          "XLA_FLAGS=--xla_dump_large_constants (or keep module.mlir) to compare its values."),
+    Rule("stablehlo", None, _splat_constant,
+         "JAX hashes the StableHLO, which differs here though XLA gets the same HLO: one run "
+         "closes over an array of one repeated value (a jnp.ones mask or a jnp.zeros bias made "
+         "outside the jitted function, a stablehlo.constant of that shape) and the other builds "
+         "it inside (a broadcast): XLA makes both a broadcast. Build it the same way in both: "
+         "inside the function, or passed as an argument."),
     Rule("stablehlo", None, _always,
          "JAX hashes the StableHLO, which differs here though XLA gets the same HLO: a "
          "Python scalar in one run and an array in the other (weak types), or outputs named "

@@ -95,8 +95,32 @@ def mlir_type(shape: Shape) -> str:
 
 
 def read_constants(path: Path) -> dict[str, list[str]]:
-    """Every ``stablehlo.constant`` value in ``path``, by tensor type, in file order."""
-    return constants_in(path.read_text(encoding="utf-8", errors="replace"))
+    """The ``stablehlo.constant`` values in ``path`` that HLO holds as
+    constants, by tensor type, in file order: what a constant XLA printed as
+    ``{...}`` is paired with. A splat of more than one element is not one:
+    XLA reads it as a broadcast of a scalar constant (its prepare-for-export
+    pass), so a ``dense<1> : tensor<4x16xi32>`` JAX stages for an array of
+    ones closed over is no HLO constant, and counting it left the token ids
+    beside it unpaired (a Hugging Face Flax BERT given an attention mask of
+    ones made outside the step, against one built in it)."""
+    found = constants_in(path.read_text(encoding="utf-8", errors="replace"))
+    return {tensor: kept for tensor, values in found.items()
+            if (kept := [v for v in values if not _splat(tensor, v)])}
+
+
+def _splat(tensor: str, value: str) -> bool:
+    """A value of more than one element written as one: ``dense<1>``, or
+    ``dense<"0x0000803F">`` (the bytes of one element) for a 2x3xf32."""
+    typed = _TENSOR.fullmatch(tensor)
+    dims = typed.group(1).split("x")[:-1] if typed else []
+    if not dims or not all(d.isdigit() for d in dims) or math.prod(int(d) for d in dims) <= 1:
+        return False  # a scalar, one element or a dynamic size: as HLO holds it
+    if value.startswith('"0x'):
+        element = typed.group(2)
+        bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS
+                                               else None)
+        return bits is not None and len(value) - 4 == 2 * max(1, (bits + 7) // 8)
+    return not value.lstrip().startswith("[")
 
 
 def constants_in(text: str) -> dict[str, list[str]]:
