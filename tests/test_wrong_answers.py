@@ -1193,3 +1193,17 @@ def test_a_layer_more_from_a_static_argument_points_at_static_argnums(tmp_path):
                                  "--no-cache", expect=1).stdout)["findings"][0]
         assert top["kind"] == kind and top["origin"]["source_line"] == 17
         assert "static_argnums" in top["advice"]
+
+
+def test_a_value_that_was_1_leads_the_multiply_its_change_brings_back(tmp_path):
+    # Keras' Huber delta 1 -> 2: JAX folds the multiply by delta away at 1,
+    # and the report led with "added: 2 ops (multiply)" and model-code
+    # advice, the delta under it (a helper session's Keras run). Also when
+    # 0.5 * delta**2 shares a constant with delta (2 in run b).
+    dump_runs(tmp_path, "jax_huber_delta", "1", "2")
+    for x, y, kind in (("1", "2", "op_added"), ("2", "1", "op_removed")):
+        top = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format", "json",
+                                 "--no-cache", expect=1).stdout)["findings"][0]
+        assert (top["kind"], top["old"], top["new"]) == ("constant", x, y)
+        assert top["origin"]["source_line"] == 18
+        assert kind in [d["kind"] for d in top["derived"]]

@@ -368,7 +368,9 @@ def _one_per_line(findings: list[Finding]) -> list[Finding]:
         if len(indices) < 2:
             continue
         indices.sort(key=lambda i: (findings[i].kind not in _STRUCTURAL_FINDINGS,
-                                    PRIORITY.get(findings[i].kind, 99), _finding_key(findings[i])))
+                                    PRIORITY.get(findings[i].kind, 99),
+                                    not _changes_structure(findings[i]),
+                                    _finding_key(findings[i])))
         host, *rest = indices
         extra = tuple(replace(findings[i], detail=findings[i].summary or findings[i].detail)
                       for i in rest)
@@ -379,6 +381,14 @@ def _one_per_line(findings: list[Finding]) -> list[Finding]:
 
 
 _STRUCTURAL_FINDINGS = frozenset({"op_added", "op_removed", "replaced", "op_moved"})
+
+
+def _changes_structure(finding: Finding) -> bool:
+    """Do operations added or removed follow from it? Of two values one line
+    changed, the one whose old value let the lowering fold an op away
+    (Keras' Huber delta 1 -> 2, where 0.5 * delta**2 moved 0.5 -> 2 beside
+    it) is the one the user wrote."""
+    return any(d.kind in _STRUCTURAL_FINDINGS for d in finding.derived)
 
 
 def _finding_key(finding: Finding) -> tuple:
