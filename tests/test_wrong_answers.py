@@ -1207,3 +1207,17 @@ def test_a_value_that_was_1_leads_the_multiply_its_change_brings_back(tmp_path):
         assert (top["kind"], top["old"], top["new"]) == ("constant", x, y)
         assert top["origin"]["source_line"] == 18
         assert kind in [d["kind"] for d in top["derived"]]
+
+
+def test_a_layer_computing_in_bf16_is_told_as_a_dtype_not_as_what_bf16_lowers_to(tmp_path):
+    # A Flax BERT given dtype=bfloat16 read "added: 3 ops (abs, constant(0))"
+    # at its erfc (a helper session's run), and this one-line model
+    # "constant 0.00518832775 -> -0.000801019371", erfc's coefficients for
+    # bf16: what the dtype brings led it, as all came from one line.
+    dump_runs(tmp_path, "jax_compute_dtype", "float32", "bfloat16")
+    for x, y in (("float32", "bfloat16"), ("bfloat16", "float32")):
+        top = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format", "json",
+                                 "--no-cache", expect=1).stdout)["findings"][0]
+        assert top["kind"] == "dtype", top
+        assert top["origin"]["op_name"] == "jit(train_step)/jvp()/convert_element_type"
+        assert {"f32", "bf16"} == {side.split("[")[0] for side in (top["old"], top["new"])}
