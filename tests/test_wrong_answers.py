@@ -1221,3 +1221,18 @@ def test_a_layer_computing_in_bf16_is_told_as_a_dtype_not_as_what_bf16_lowers_to
         assert top["kind"] == "dtype", top
         assert top["origin"]["op_name"] == "jit(train_step)/jvp()/convert_element_type"
         assert {"f32", "bf16"} == {side.split("[")[0] for side in (top["old"], top["new"])}
+def test_a_tf_config_setting_is_named_as_the_cause_not_a_renamed_program(corpus):
+    # tf_config_proto: the same tf.function, run b after
+    # tf.config.optimizer.set_experimental_options(...). TF fingerprints its
+    # ConfigProto into the function's name, so every key moved while the HLO
+    # did not; the top cause read "the program is named <150 characters> in
+    # run a and <150 characters> in run b", saying neither what differs nor
+    # what to do (a helper session's raw tf.function runs).
+    report = json.loads(run_cli("diff", str(corpus / "tf_config_proto" / "run_a"),
+                                str(corpus / "tf_config_proto" / "run_b"), "--format", "json",
+                                "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert top["kind"] == "program_name"
+    assert top["summary"].startswith("TensorFlow's configuration differs (config_proto "
+                                     "13561319589895757934 -> 18085853740527455266)")
+    assert "tf.config" in top["summary"] and "the program is named" not in top["summary"]

@@ -337,11 +337,28 @@ def _follows_program(old: str, new: str) -> bool:
 
 def _program_name_detail(old: str, new: str) -> str:
     """What a renamed program means: frameworks key their caches on the name."""
+    said = []
+    configs = _TF_CONFIG.findall(old), _TF_CONFIG.findall(new)
+    if configs[0] and configs[1] and configs[0] != configs[1]:
+        said.append(f"TensorFlow's configuration differs (config_proto {configs[0][0]} -> "
+                    f"{configs[1][0]}): a tf.function's name holds a fingerprint of its "
+                    "ConfigProto, and so do TF's cache keys; a tf.config setting differs "
+                    "between the runs (tf.config.optimizer.set_experimental_options, "
+                    "tf.config.threading, tf.config.set_soft_device_placement): set them "
+                    "alike in both runs")
     counters = re.findall(r"_(\d+)__", old), re.findall(r"_(\d+)__", new)
     if counters[0] and counters[1] and counters[0] != counters[1]:
-        return (f"the function's trace counter {counters[0][0]} -> {counters[1][0]}: TensorFlow "
-                "numbers every traced function, and its cache keys hold the number")
-    return f"the program is named {old} in run a and {new} in run b: cache keys hold the name"
+        said.append(f"the function's trace counter {counters[0][0]} -> {counters[1][0]}: "
+                    "TensorFlow numbers every traced function, and its cache keys hold the "
+                    "number")
+    return "; and ".join(said) or \
+        f"the program is named {old} in run a and {new} in run b: cache keys hold the name"
+
+
+# a jit-compiled tf.function's HloModule name carries its attributes, a
+# fingerprint of the session's ConfigProto among them:
+# a_inference_step_39__XlaMustCompile_true_config_proto_1356..._executor_type_1116..._
+_TF_CONFIG = re.compile(r"_config_proto_(\d+)_")
 
 
 def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
