@@ -329,6 +329,13 @@ def runs_backward(path) -> bool:
     return any(scope in text for scope in _BACKWARD_SCOPES)
 
 
+# source_file values a framework writes where it knows no location: every op
+# of a TensorFlow auto-clustered cluster (tf.config.optimizer.set_jit) reads
+# source_file="dummy_file_name" source_line=10, whatever the script's lines
+# (corpus/tf_auto_jit_scale)
+PLACEHOLDER_FILES = frozenset({"dummy_file_name"})
+
+
 def is_library_file(path: str) -> bool:
     """Is ``path`` inside an installed package (framework code, not the user's)?
 
@@ -793,8 +800,9 @@ class Module:
         ``source_file`` and ``source_line`` name the user's code: when the
         metadata names none (JAX 0.10 records only a stack_frame_id) they are
         the innermost frame's that is not inside an installed package; a
-        source_file inside one (TensorFlow records its own ops.py) is not the
-        user's line and is left out. The raw fields stay in ``metadata``.
+        source_file inside one (TensorFlow records its own ops.py), or a
+        placeholder (PLACEHOLDER_FILES), is not the user's line and is left
+        out. The raw fields stay in ``metadata``.
         """
         md = instruction.metadata
         if not md:
@@ -806,7 +814,8 @@ class Module:
         source_file = md.get("source_file")
         line = md.get("source_line")
         line = line if isinstance(line, int) else None
-        if source_file is not None and is_library_file(source_file):
+        if source_file is not None and (is_library_file(source_file)
+                                        or source_file in PLACEHOLDER_FILES):
             source_file = line = None  # the framework's own code, not the user's
         if source_file is None:  # newer JAX records only the stack
             user_frame = next((f for f in stack if not is_library_file(f.file)), None)

@@ -1236,3 +1236,19 @@ def test_a_tf_config_setting_is_named_as_the_cause_not_a_renamed_program(corpus)
     assert top["summary"].startswith("TensorFlow's configuration differs (config_proto "
                                      "13561319589895757934 -> 18085853740527455266)")
     assert "tf.config" in top["summary"] and "the program is named" not in top["summary"]
+
+
+def test_tf_auto_clustering_placeholder_file_is_no_source_line(corpus):
+    # tf_auto_jit_scale: TF's auto-clustering (set_jit, no jit_compile) writes
+    # source_file="dummy_file_name" source_line=10 on every op of a cluster.
+    # The top cause read "in mul, dummy_file_name:10" and its advice "Run b
+    # scales or shifts by 2 at this line": a file and line the user has not
+    # (a helper session's auto-clustered runs).
+    report = json.loads(run_cli("diff", str(corpus / "tf_auto_jit_scale" / "run_a"),
+                                str(corpus / "tf_auto_jit_scale" / "run_b"), "--format", "json",
+                                "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert top["kind"] == "op_added" and top["origin"]["op_name"] == "mul"
+    assert top["origin"]["source_file"] is None and top["origin"]["source_line"] is None
+    assert "dummy_file_name" not in json.dumps(report["findings"])
+    assert "at this line" not in top["advice"]
