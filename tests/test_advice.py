@@ -24,3 +24,15 @@ def test_names_inside_jax_random_are_names_not_prng_settings():
     # what the code computes there still points at the PRNG settings
     dtype = advice_for(_inside_random("dtype", "u64[4]", "u32[64]"), "jax")
     assert "jax_threefry_partitionable" in dtype
+
+
+def test_a_smaller_batch_is_not_said_to_be_a_last_batch():
+    # Keras predict(batch_size=4) after 8, on 16 samples (no short batch):
+    # "An input got smaller, as a short last batch does: use
+    # drop_remainder=True" (a helper session's TF run).
+    place = Where("main", "x.1", "x.1", "f32[8,16]{1,0}", "f32[4,16]{1,0}")
+    finding = Finding("parameter", "both", place.old, place.new, 1, ("xla_executable_fingerprint",),
+                      (Origin(op_name="x"),), (place,), summary="batch 8 -> 4 in x")
+    advice = advice_for(finding, "tensorflow")
+    assert "batch size differs between the runs, or this is the short last batch" in advice
+    assert "drop_remainder=True" in advice

@@ -314,9 +314,14 @@ RULES = (
          "length, a sequence length, a loop bound), and each length compiles once. Pad "
          "sequences to a few fixed lengths (masking the padding), or make the length the "
          "same in both runs."),
+    # a smaller batch is a short last batch only when the data is not a
+    # multiple of the batch size: Keras' predict(batch_size=4) after 8, on 16
+    # samples, read "as a short last batch does" (a helper session's run)
     Rule("parameter", None, _shrinks,
-         "An input got smaller, as a short last batch does: use drop_remainder=True (or "
-         "drop_last) or pad the last batch to the full size."),
+         "An input got smaller: the batch size differs between the runs, or this is the "
+         "short last batch of an epoch (the data is not a multiple of the batch size). Feed "
+         "the same batch size in both runs; for a last batch, use drop_remainder=True (or "
+         "drop_last) or pad it to the full size."),
     Rule("parameter", None, _always,
          "Input shapes or dtypes changed: feed every step the same shapes (fixed batch "
          "size, padding or bucketing), or expect one compilation per shape."),
