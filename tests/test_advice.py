@@ -36,3 +36,13 @@ def test_a_smaller_batch_is_not_said_to_be_a_last_batch():
     advice = advice_for(finding, "tensorflow")
     assert "batch size differs between the runs, or this is the short last batch" in advice
     assert "drop_remainder=True" in advice
+
+
+def test_an_xla_option_tensorflow_set_is_not_only_the_users_xla_flags():
+    # tf.config.experimental.enable_op_determinism() with the same XLA_FLAGS
+    # in both runs: "XLA flag xla_gpu_deterministic_ops: (default) -> true"
+    # was told "XLA_FLAGS differ between the runs" (a helper session's run).
+    finding = Finding("environment", "both", None, "xla_gpu_deterministic_ops: true", 1, (),
+                      (Origin(),), (), detail="XLA flag xla_gpu_deterministic_ops: (default) -> true")
+    advice = advice_for(finding, "tensorflow")
+    assert "enable_op_determinism" in advice and "XLA_FLAGS" in advice

@@ -242,6 +242,12 @@ RULES = (
          "XLA's options differ between the runs: set the same XLA_FLAGS in both, and the "
          "same compiler_options to jax.jit where the code passes them (only the dump flags "
          "may differ)."),
+    # TensorFlow sets some of XLA's options itself: enable_op_determinism sets
+    # xla_gpu_deterministic_ops with the user's XLA_FLAGS the same
+    Rule("environment", "tensorflow", _named("flag", "debug_options"),
+         "XLA's options differ between the runs: set the same XLA_FLAGS in both (only the "
+         "dump flags may differ), and the same TensorFlow settings that set XLA's options "
+         "(tf.config.experimental.enable_op_determinism sets xla_gpu_deterministic_ops)."),
     Rule("environment", None, _named("flag", "debug_options"),
          "XLA_FLAGS differ between the runs: set the same flags in both (only the dump "
          "flags may differ)."),
