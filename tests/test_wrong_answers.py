@@ -1252,3 +1252,22 @@ def test_tf_auto_clustering_placeholder_file_is_no_source_line(corpus):
     assert top["origin"]["source_file"] is None and top["origin"]["source_line"] is None
     assert "dummy_file_name" not in json.dumps(report["findings"])
     assert "at this line" not in top["advice"]
+
+
+def test_tf32_turned_off_is_one_process_wide_setting(corpus):
+    # tf_tensor_float_32: run b calls
+    # tf.config.experimental.enable_tensor_float_32_execution(False), which
+    # gives the matmul and its gradient operand_precision={highest,highest}.
+    # It read one change at matmul, "follows from it: 1 attribute change" of
+    # the very same change at the gradient, and "look at the code where this
+    # op_name is built" (a helper session's raw tf.function runs).
+    report = json.loads(run_cli("diff", str(corpus / "tf_tensor_float_32" / "run_a"),
+                                str(corpus / "tf_tensor_float_32" / "run_b"), "--format", "json",
+                                "--no-cache", expect=1).stdout)
+    [top] = [f for f in report["findings"] if f["affects"]]
+    assert (top["kind"], top["detail"], top["new"]) == \
+        ("attribute", "operand_precision", "{highest,highest}")
+    assert {w["a"].split(".")[0] for w in top["places"]} == {"matmul", "MatMul"}
+    assert top["derived"] == []
+    assert "tf.config.experimental.enable_tensor_float_32_execution" in top["advice"]
+    assert "look at the code" not in top["advice"]

@@ -436,6 +436,16 @@ RULES = (
          "Run both with the same cores; the code did not change here."),
     Rule("attribute", None, _named("input_output_alias", "donat"),
          "Buffer donation differs: pass the same donate_argnums in both runs."),
+    # tf2xla gives a MatMul, BatchMatMul, Conv or Einsum precision HIGHEST
+    # exactly when TensorFloat-32 is off (tensorflow/compiler/tests/
+    # tensor_float_32_test.py); no argument of those ops sets it (a helper
+    # session's run read "look at the code where this op_name is built")
+    Rule("attribute", "tensorflow", _named("operand_precision"),
+         "The precision of matrix multiplications and convolutions changed: TensorFlow sets "
+         "it for the whole process, not per op, from "
+         "tf.config.experimental.enable_tensor_float_32_execution (False gives every matmul "
+         "and convolution precision HIGHEST; True, the default, none). The model code did "
+         "not change here: make the same call, or none, in both runs."),
     Rule("attribute", None, _always,
          "An attribute of an operation changed: look at the code {here} for a "
          "changed option (axis, precision, sharding)."),

@@ -170,6 +170,14 @@ class CauseGraph:
                     self._link(index, heads[0])
 
     def _follows(self, change: Change, cause: Change) -> bool:
+        if change.kind == cause.kind == "attribute" and \
+                (change.detail, change.old, change.new) == (cause.detail, cause.old, cause.new):
+            # the same attribute set the same way on an op downstream is one
+            # setting in two places, not a consequence: TensorFlow's
+            # enable_tensor_float_32_execution(False) gives a matmul and its
+            # gradient operand_precision={highest,highest}, which read "follows
+            # from it: 1 attribute change" of the very same change
+            return False
         if change.kind in _FOLLOWING:
             return True
         if change.kind in ("op_added", "op_removed"):
