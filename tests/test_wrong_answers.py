@@ -1271,3 +1271,26 @@ def test_tf32_turned_off_is_one_process_wide_setting(corpus):
     assert top["derived"] == []
     assert "tf.config.experimental.enable_tensor_float_32_execution" in top["advice"]
     assert "look at the code" not in top["advice"]
+
+
+def test_an_auto_clustering_cluster_number_is_no_trace_counter(tmp_path):
+    # TF auto-clustering (set_jit) names the clusters it forms cluster_N, N
+    # counted over the process: a run that formed g's cluster before f's read
+    # "the function's trace counter 0 -> 1" for f's cluster_0 -> cluster_1 (a
+    # helper session's auto-clustered runs; these are their module names)
+    from dump_trees import hlo_text, write_tree
+    attributes = ("__XlaCompiledKernel_true__XlaHasReferenceVars_false__XlaNumConstantArgs_0"
+                  "__XlaNumResourceArgs_1_")
+    for run, module, cluster in (("a", 0, 0), ("b", 2, 1)):
+        name = f"cluster_{cluster}{attributes}.2"
+        write_tree(tmp_path / run, {f"module_{module:04d}.{name}.before_optimizations.txt":
+                                    hlo_text(name, ("multiply", "add") * 6)})
+    report = json.loads(run_cli("diff", str(tmp_path / "a"), str(tmp_path / "b"), "--format",
+                                "json", "--no-cache", expect=1).stdout)
+    [named] = [f for f in report["findings"] if f["kind"] == "program_name"]
+    assert named["detail"].startswith("the auto-clustering cluster number 0 -> 1: TensorFlow "
+                                      "numbers the clusters it forms for XLA")
+    assert "trace counter" not in named["detail"]
+    # the module number shifted with it, and is counted under it
+    assert [d["kind"] for d in named["derived"]] == ["module_number"]
+    assert not [f for f in report["findings"] if f["kind"] == "module_number"]

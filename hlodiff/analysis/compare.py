@@ -24,8 +24,8 @@ from ..dumps.naming import program_name
 from ..errors import HlodiffError
 from ..model import Module, Origin
 from .diff import Change, diff_modules
-from .explain import (ExtraCompilation, Finding, ModulePairing, ProgramDiff, Report, Split,
-                      StageDiff, explain)
+from .explain import (CLUSTER_NUMBER, TRACE_COUNTER, ExtraCompilation, Finding, ModulePairing,
+                      ProgramDiff, Report, Split, StageDiff, explain)
 from .hashes import hashes_proto, moves
 
 if TYPE_CHECKING:
@@ -348,9 +348,19 @@ def _program_name_detail(old: str, new: str) -> str:
                     "alike in both runs")
     counters = re.findall(r"_(\d+)__", old), re.findall(r"_(\d+)__", new)
     if counters[0] and counters[1] and counters[0] != counters[1]:
-        said.append(f"the function's trace counter {counters[0][0]} -> {counters[1][0]}: "
-                    "TensorFlow numbers every traced function, and its cache keys hold the "
-                    "number")
+        # TF's auto-clustering names each cluster it forms cluster_N, N counted
+        # over the process: a cluster formed first (another function's) read
+        # "the function's trace counter 0 -> 1" (a helper session's runs)
+        if program_name(old).normalised == program_name(new).normalised == "cluster":
+            said.append(f"{CLUSTER_NUMBER} {counters[0][0]} -> {counters[1][0]}: TensorFlow "
+                        "numbers the clusters it forms for XLA (tf.config.optimizer.set_jit, "
+                        "--tf_xla_auto_jit) over the whole process, so a cluster formed "
+                        "first in one run shifts this one's number, and its cache keys hold "
+                        "the number (TF_XLA_FLAGS=--tf_xla_deterministic_cluster_names "
+                        "numbers them per graph)")
+        else:
+            said.append(f"{TRACE_COUNTER} {counters[0][0]} -> {counters[1][0]}: TensorFlow "
+                        "numbers every traced function, and its cache keys hold the number")
     return "; and ".join(said) or \
         f"the program is named {old} in run a and {new} in run b: cache keys hold the name"
 

@@ -381,10 +381,18 @@ def _is_device_count(finding: Finding) -> bool:
     return finding.kind == "environment" and finding.detail.startswith("device count")
 
 
+# How compare.py names a counter in a TensorFlow program's name that moved
+# because the run built other programs first.
+TRACE_COUNTER = "the function's trace counter"
+CLUSTER_NUMBER = "the auto-clustering cluster number"
+
+
 def _is_trace_counter(finding: Finding) -> bool:
-    """TensorFlow's trace counter in the program's name: it moved because the
-    run traced other functions first, and so did the module's number."""
-    return finding.kind == "program_name" and "trace counter" in finding.detail
+    """TensorFlow's trace counter (or auto-clustering's cluster number) in
+    the program's name: it moved because the run traced other functions (or
+    formed other clusters) first, and so did the module's number."""
+    return finding.kind == "program_name" and (
+        TRACE_COUNTER in finding.detail or CLUSTER_NUMBER in finding.detail)
 
 
 def _is_sharding_annotation(finding: Finding) -> bool:
