@@ -80,6 +80,25 @@ def test_recompiles_command_text_json_and_exit_codes():
     assert "No program was compiled more than once" in quiet
 
 
+def test_two_compilations_of_one_run_are_said_so():
+    # tf_recompile_new_shape: both compilations are of one run, compared as
+    # run a and run b. A helper session's run read "the dump numbers this
+    # program 0 in run a and 2 in run b: run b built 2 more modules before
+    # it", as if there were two runs, one busier than the other.
+    case = CORPUS / "tf_recompile_new_shape" / "run"
+    out = run_cli("recompiles", str(case), expect=1).stdout
+    assert "run a below is compilation #1 (module_0000.a_inference_score_15" in out
+    assert "run b compilation #2 (module_0001.a_inference_score_27" in out
+    document = json.loads(run_cli("recompiles", str(case), "--format", "json", expect=1).stdout)
+    findings = document["programs"][0]["recompilations"][0]["report"]["findings"]
+    numbers = [d["detail"] for f in findings for d in [f, *f["derived"]]
+               if d["kind"] == "module_number"]
+    assert numbers and all(n.startswith("this run's dump numbers the program 0 in run a and 1 "
+                                        "in run b: XLA numbers every module the process builds")
+                           for n in numbers)
+    assert "more module" not in json.dumps(document)
+
+
 def test_framework_set_up_ops_compiled_twice_do_not_fail_the_run():
     out = run_cli("recompiles", str(CORPUS / "logs" / "jax_log_compiles_dump"), expect=1).stdout
     assert "jit_broadcast_in_dim compiled 2 times" in out and "framework set-up op" in out

@@ -279,7 +279,8 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     framework = pair.a.name.frontend or pair.b.name.frontend
     if hashes_proto(framework) and None not in ids and ids[0] != ids[1]:
         outside.append(Change("module_number", f"module {ids[0]}", f"module {ids[1]}", "", None,
-                              None, Origin(), _module_number_detail(*ids)))
+                              None, Origin(),
+                              _module_number_detail(*ids, one_run=pair.a.root == pair.b.root)))
     stablehlo = _stablehlo_change(stages, pair.a, pair.b)
     if stablehlo is not None:
         outside.append(stablehlo)
@@ -320,8 +321,17 @@ def _is_version(change: Change) -> bool:
     return change.kind == "environment" and is_version(change.detail)
 
 
-def _module_number_detail(old: int, new: int) -> str:
-    """Why a module's number matters: its proto's ids count on from what was built before."""
+def _module_number_detail(old: int, new: int, one_run: bool = False) -> str:
+    """Why a module's number matters: its proto's ids count on from what was built before.
+    ``one_run``: both are compilations of one run (hlodiff recompiles, which
+    calls them run a and run b and says which compilation each is): its
+    process numbered them both, and no run built more than another (a
+    helper session's recompiles read "run b built 2 more modules")."""
+    if one_run:
+        return (f"this run's dump numbers the program {old} in run a and {new} in run b: XLA "
+                "numbers every module the process builds, so two compilations of one run "
+                "never share a number, and the ids in their module protos differ, and the "
+                "hashes of those protos with them")
     more, run = abs(new - old), "b" if new > old else "a"
     return (f"the dump numbers this program {old} in run a and {new} in run b: run {run} built "
             f"{more} more module{'s' if more > 1 else ''} before it, so the ids in its module "

@@ -170,8 +170,17 @@ def _logged(out, entry: LoggedRecompilation) -> None:
         return
     r = entry.explained
     prose(out, f"the dump says: {r.line}", indent="  ", hanging="  ")
+    _runs_are_compilations(out, r)
     report_text(r.report, stream=out.file, title=f"{shorten.program(r.before.label)} -> "
                                                  f"{shorten.program(r.after.label)}")
+
+
+def _runs_are_compilations(out, r: Recompilation) -> None:
+    """The report compares two compilations of one run as run a and run b:
+    say which is which, as the page does (html.recompiles_page)."""
+    prose(out, f"run a below is compilation #{r.against} ({shorten.program(r.before.label)}), "
+          f"run b compilation #{r.number} ({shorten.program(r.after.label)}), both of this run",
+          style="dim")
 
 
 def log_document(programs: list[Program],
@@ -233,6 +242,7 @@ def recompiles_text(dump: str, programs: list[RecompiledProgram],
             continue
         for r in p.recompilations:
             out.print()
+            _runs_are_compilations(out, r)
             report_text(r.report, stream=out.file,
                         title=f"{p.program} #{r.number}: {shorten.program(r.before.label)} -> "
                               f"{shorten.program(r.after.label)}")
