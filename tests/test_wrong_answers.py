@@ -1294,3 +1294,30 @@ def test_an_auto_clustering_cluster_number_is_no_trace_counter(tmp_path):
     # the module number shifted with it, and is counted under it
     assert [d["kind"] for d in named["derived"]] == ["module_number"]
     assert not [f for f in report["findings"] if f["kind"] == "module_number"]
+
+
+def test_ops_removed_per_weight_are_one_finding_whatever_the_aligner_paired():
+    # Keras' clipnorm -> global_clipnorm removes clip_by_norm, clip_by_norm_1,
+    # ... (one per weight). The aligner paired another of each scope's ops
+    # with the global norm's new ops: 15, 14 (no divide) and 14 ops removed
+    # read as three op_removed findings of one optimizer setting (a helper
+    # session's Keras runs; these are their op_names and opcodes).
+    from hlodiff.analysis.diff import Change
+    from hlodiff.analysis.findings import _parallel
+    from hlodiff.model import Origin
+
+    def removed(scope, ops):
+        return [Change("op_removed", f"{opcode} f32[4]", None, "step", f"{name}.{i}", None,
+                       Origin(op_name=f"sgd_1/{scope}/{name}"), opcode=opcode)
+                for i, (name, opcode) in enumerate(ops)]
+    norm = [("Sqrt", "sqrt"), ("Greater", "compare"), ("Select", "select"),
+            ("Maximum", "maximum"), ("truediv", "broadcast"), ("truediv", "constant")]
+    groups = [removed("clip_by_norm", norm + [("truediv", "divide"), ("truediv", "broadcast")]),
+              removed("clip_by_norm_1", norm),
+              removed("clip_by_norm_2", norm + [("truediv", "divide")]),
+              removed("clip_by_norm_3", norm + [("truediv", "divide")])]
+    [(members, times)] = _parallel(groups)
+    assert times == 4 and len(members) == sum(map(len, groups))
+    # a different op removed in each of two scopes stays two findings
+    other = removed("clip_by_norm_1", [("Relu", "maximum")])
+    assert sorted(times for _, times in _parallel([groups[0], other])) == [1, 1]
