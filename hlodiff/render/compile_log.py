@@ -170,17 +170,16 @@ def _logged(out, entry: LoggedRecompilation) -> None:
         return
     r = entry.explained
     prose(out, f"the dump says: {r.line}", indent="  ", hanging="  ")
-    _runs_are_compilations(out, r)
     report_text(r.report, stream=out.file, title=f"{shorten.program(r.before.label)} -> "
-                                                 f"{shorten.program(r.after.label)}")
+                                                 f"{shorten.program(r.after.label)}",
+                subtitle=_runs_are_compilations(r))
 
 
-def _runs_are_compilations(out, r: Recompilation) -> None:
+def _runs_are_compilations(r: Recompilation) -> str:
     """The report compares two compilations of one run as run a and run b:
-    say which is which, as the page does (html.recompiles_page)."""
-    prose(out, f"run a below is compilation #{r.against} ({shorten.program(r.before.label)}), "
-          f"run b compilation #{r.number} ({shorten.program(r.after.label)}), both of this run",
-          style="dim")
+    which is which, as the page says (html.recompiles_page)."""
+    return (f"run a below is compilation #{r.against}, run b compilation #{r.number}, both of "
+            "this run")
 
 
 def log_document(programs: list[Program],
@@ -242,10 +241,10 @@ def recompiles_text(dump: str, programs: list[RecompiledProgram],
             continue
         for r in p.recompilations:
             out.print()
-            _runs_are_compilations(out, r)
             report_text(r.report, stream=out.file,
                         title=f"{p.program} #{r.number}: {shorten.program(r.before.label)} -> "
-                              f"{shorten.program(r.after.label)}")
+                              f"{shorten.program(r.after.label)}",
+                        subtitle=_runs_are_compilations(r))
 
 
 def recompiles_document(dump: str, programs: list[RecompiledProgram]) -> dict[str, Any]:

@@ -359,7 +359,7 @@ _DERIVED_KINDS = 3  # more kinds of consequences than this are counted on one li
 
 
 def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
-           title: str | None = None, out: Console | None = None) -> None:
+           title: str | None = None, out: Console | None = None, subtitle: str = "") -> None:
     """The diff report: verdict, compared modules, ranked findings, details, hashes.
 
     ``title`` (the path in the repository, under git) heads it, so several
@@ -367,6 +367,7 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     move a cache key (or might), at most ``rows``; a footer counts what it
     leaves out, by kind. ``out`` is a console of the caller's instead of
     one for ``stream`` (a rich display laid out to its own width).
+    ``subtitle`` says under the title what run a and run b stand for.
     """
     from ..analysis.hashes import HASHES
 
@@ -374,6 +375,8 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
     spell = _Fitted(out.width)
     if title:
         prose(out, title, style="bold", hanging="  ")
+    if subtitle:
+        prose(out, subtitle, style="dim")
     for warning in rep.warnings:  # doubt about the comparison comes before its answer
         prose(out, Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
     prose(out, Text(verdict_line(rep, spell), style=_verdict_style(rep)))
