@@ -492,6 +492,46 @@ def test_a_mask_of_ones_closed_over_against_one_built_in_the_step_recompiles_the
     assert "outside the jitted function" in top["advice"]
 
 
+def test_labels_sliced_from_token_ids_are_compared_by_the_values_xla_folded(tmp_path):
+    # Hugging Face's Flax GPT-2 given an attention mask of ones against none
+    # (it builds one itself, as floats cast to int): JAX wrote a second cache
+    # entry, XLA made the same program. The loss's labels ids[:, 1:] are a
+    # slice and a broadcast_in_dim of the ids' constant in module.mlir, which
+    # XLA folds into one s32[4,15,1] constant printed as {...}; hlodiff looked
+    # for a module.mlir constant of that type, found none and said "Cannot
+    # tell" (a helper session's run). Judged by JAX's own cache: two entries.
+    cache = tmp_path / "cache"
+    dump_runs(tmp_path, "jax_sliced_labels", "given", "built", env={
+        "JAX_COMPILATION_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"})
+    entries = {p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}
+    report = json.loads(run_cli("diff", str(tmp_path / "given"), str(tmp_path / "built"),
+                                "--module", "jit_step", "--format", "json", "--no-cache",
+                                expect=1).stdout)
+    step, = report["programs"]
+    assert len(entries) == 2 and step["hashes"]["jax_cache_key"] is True
+    assert (step["recompiles"], step["same_executable"]) == (True, True)
+    assert [f["kind"] for f in report["findings"]] == ["stablehlo"]
+
+
+def test_a_fold_of_a_constant_is_compared_on_the_elements_it_keeps():
+    # what the fold keeps decides: an element the slice drops may differ
+    from hlodiff.dumps.mlir import folded_in, settle
+    text = """func.func public @main(%arg0: tensor<2x3xi32>) -> tensor<2x2x1xi32> {
+    %c = stablehlo.constant dense<[[0, 1, 2], [3, 4, X]]> : tensor<2x3xi32>
+    %0 = stablehlo.slice %c [0:2, Y:Z] : (tensor<2x3xi32>) -> tensor<2x2xi32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<2x2xi32>) -> tensor<2x2x1xi32>
+    return %1 : tensor<2x2x1xi32>
+  }"""
+
+    def folded(x, start):
+        return folded_in(text.replace("X", x).replace("Y", str(start))
+                         .replace("Z", str(start + 2)))["2x2x1xi32"]
+    assert folded("5", 0) == ["[0, 1, 3, 4]"]
+    assert settle("2x2x1xi32", folded("5", 0), folded("9", 0)).differ is False
+    assert settle("2x2x1xi32", folded("5", 1), folded("9", 1)).differ is True
+
+
 def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_added(tmp_path):
     # JAX folds ``p - 1.0 * g`` to ``p - g`` when it lowers the step, so a
     # learning rate of 1 against 2 is no constant change: run b has a multiply

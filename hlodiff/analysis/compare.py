@@ -19,7 +19,8 @@ from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from ..dumps.catalogue import compiled_by_framework, computes_gradients
 from ..dumps.environment import cache_paths_differ, differences, environment, is_version
-from ..dumps.mlir import mlir_type, read_constants, settle, stablehlo_difference
+from ..dumps.mlir import (Settled, folded_constants, mlir_type, read_constants, settle,
+                          stablehlo_difference)
 from ..dumps.naming import program_name
 from ..errors import HlodiffError
 from ..model import Module, Origin
@@ -557,6 +558,8 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
                 shape = stage.b.computation(change.computation).by_name[change.b].shape
                 tensor = mlir_type(shape)
                 settled = settle(tensor, mlir_a.get(tensor), mlir_b.get(tensor))
+                if settled.differ is None and tensor not in mlir_a and tensor not in mlir_b:
+                    settled = _settle_folded(tensor, stage, a, b) or settled
                 if stage.stage == BEFORE:
                     input_decided.append(settled.differ)
                 if settled.differ is not False:
@@ -571,6 +574,36 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
                                                    "shows the values"))
         stage.changes = kept
     return stages
+
+
+def _settle_folded(tensor: str, stage: StageDiff, a: DumpModule,
+                   b: DumpModule) -> Settled | None:
+    """A constant module.mlir holds under no type of its own: XLA folded a
+    slice, reshape, transpose or size-1 broadcast of a StableHLO constant into
+    it when it read the program (labels ``ids[:, 1:]`` of token ids closed
+    over are a ``s32[4,15,1]`` constant of the HLO, a slice and a broadcast of
+    the ``tensor<4x16xi32>`` in module.mlir). Such folds are paired only when
+    each run's module.mlir makes as many constants of the type as its HLO
+    holds, so no fold this does not follow can hide among them; None otherwise."""
+    folded = []
+    for side, module in (("a", a), ("b", b)):
+        path = _mlir_path(module)
+        program = stage.a if side == "a" else stage.b
+        if program is None:
+            return None
+        try:
+            values = folded_constants(path).get(tensor, []) if path else []
+        except OSError:
+            return None
+        held = sum(1 for c in program.computations for i in c.instructions
+                   if i.opcode == "constant" and i.shape is not None
+                   and mlir_type(i.shape) == tensor)
+        if not values or len(values) != held:
+            return None
+        folded.append(values)
+    settled = settle(tensor, *folded)
+    return replace(settled, detail=settled.detail.replace(
+        "module.mlir", "module.mlir (folded from a slice or reshape of a constant there)", 1))
 
 
 def _same_file(stage: StageDiff) -> bool:

@@ -269,3 +269,164 @@ def stablehlo_difference(path_a: Path, path_b: Path) -> tuple[str, str] | None:
         if x != y:
             return x.strip(), y.strip()
     return (a[len(b)].strip(), "") if len(a) > len(b) else ("", b[len(a)].strip())
+
+
+# The ops XLA folds into a constant when it reads StableHLO whose operand is
+# one (checked with jax 0.10: a labels array ``ids[:, 1:][..., None]`` of
+# token ids closed over is ``slice`` then ``broadcast_in_dim`` in module.mlir
+# and one ``s32[4,15,1] constant({...})`` in the HLO). A broadcast that makes
+# more elements stays a broadcast, as a splat does.
+_FUNC = re.compile(r"^\s*func\.func\b", re.M)
+_VALUE = r"(%[\w.#$-]+)"
+_TYPES = r":\s*\(tensor<([^>]*)>\)\s*->\s*tensor<([^>]*)>"
+_SHAPE_OPS = {
+    "slice": re.compile(_VALUE + r"\s*=\s*stablehlo\.slice\s+" + _VALUE + r"\s*\[([^\]]*)\]\s*"
+                        + _TYPES),
+    "reshape": re.compile(_VALUE + r"\s*=\s*stablehlo\.reshape\s+" + _VALUE + r"\s*" + _TYPES),
+    "transpose": re.compile(_VALUE + r"\s*=\s*stablehlo\.transpose\s+" + _VALUE
+                            + r",\s*dims\s*=\s*\[([^\]]*)\]\s*" + _TYPES),
+    "broadcast_in_dim": re.compile(_VALUE + r"\s*=\s*stablehlo\.broadcast_in_dim\s+" + _VALUE
+                                   + r",\s*dims\s*=\s*\[([^\]]*)\]\s*" + _TYPES),
+}
+_DEFINED = re.compile(r"^\s*" + _VALUE + r"(?::\d+)?\s*=\s*stablehlo\.constant\s")
+
+
+def folded_constants(path: Path) -> dict[str, list[str]]:
+    """The constants XLA makes of ``slice``, ``reshape``, ``transpose`` and
+    ``broadcast_in_dim`` (adding only dimensions of size 1) applied to a
+    ``stablehlo.constant``, by tensor type, in file order: the values of HLO
+    constants module.mlir holds under no type of their own. Only those some op
+    other than these reads are kept (the ones folded further are no HLO
+    constant). Values are computed on the elements as module.mlir writes them
+    (hex bytes or a list), so two runs are compared by value."""
+    return folded_in(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def folded_in(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    starts = [m.start() for m in _FUNC.finditer(text)] or [0]
+    for start, end in zip(starts, starts[1:] + [len(text)]):
+        for tensor, value in _fold_function(text[start:end]):
+            found.setdefault(tensor, []).append(value)
+    return found
+
+
+def _fold_function(body: str) -> list[tuple[str, str]]:
+    values: dict[str, tuple[str, list[str], bool]] = {}  # name -> (tensor, elements, hex)
+    folded: list[tuple[str, str]] = []  # (name, tensor), in order
+    consumed: dict[str, int] = {}  # uses of a value by a folded op
+    for line in body.split("\n"):
+        defined = _DEFINED.match(line)
+        if defined:
+            constant = _CONSTANT.search(line)
+            if constant and not _splat(constant.group(2).strip(), constant.group(1)):
+                elements = _elements(constant.group(2).strip(), constant.group(1))
+                if elements is not None:
+                    values[defined.group(1)] = (constant.group(2).strip(), *elements)
+            continue
+        for op, pattern in _SHAPE_OPS.items():
+            m = pattern.search(line)
+            if m is None or m.group(2) not in values:
+                continue
+            name, source = m.group(1), m.group(2)
+            tensor_in, elements, is_hex = values[source]
+            out = _fold(op, m, tensor_in, elements)
+            if out is not None:
+                values[name] = (m.groups()[-1].strip(), out, is_hex)
+                folded.append((name, m.groups()[-1].strip()))
+                consumed[source] = consumed.get(source, 0) + 1
+            break
+    kept = []
+    for name, tensor in folded:
+        uses = len(re.findall(re.escape(name) + r"(?![\w.#$-])", body)) - 1  # its definition
+        if uses > consumed.get(name, 0):
+            _, elements, is_hex = values[name]
+            kept.append((tensor, '"0x' + "".join(elements) + '"' if is_hex
+                         else "[" + ", ".join(elements) + "]"))
+    return kept
+
+
+def _dims(tensor: str) -> list[int] | None:
+    typed = _TENSOR.fullmatch(tensor)
+    parts = typed.group(1).split("x")[:-1] if typed else None
+    if parts is None or not all(p.isdigit() for p in parts):
+        return None
+    return [int(p) for p in parts]
+
+
+def _elements(tensor: str, value: str) -> tuple[list[str], bool] | None:
+    """Each element as written (a hex chunk of its bytes, or a list item), and
+    whether they are hex; None for a value this cannot split (complex, dynamic)."""
+    dims, typed = _dims(tensor), _TENSOR.fullmatch(tensor)
+    if dims is None or typed is None:
+        return None
+    count = math.prod(dims)
+    if value.startswith('"0x'):
+        element = typed.group(2)
+        bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS
+                                               else None)
+        if bits is None or not _is_hex(value):
+            return None
+        width = 2 * max(1, (bits + 7) // 8)
+        digits = value[3:-1].upper()
+        chunks = [digits[i:i + width] for i in range(0, len(digits), width)]
+        chunks = chunks * count if len(chunks) == 1 else chunks
+        return (chunks, True) if len(chunks) == count else None
+    if "(" in value or '"' in value:
+        return None
+    items = [t.strip() for t in value.replace("[", " ").replace("]", " ").split(",")]
+    items = [t for t in items if t]
+    items = items * count if len(items) == 1 else items
+    return (items, False) if len(items) == count else None
+
+
+def _strides(dims: list[int]) -> list[int]:
+    out, step = [], 1
+    for d in reversed(dims):
+        out.append(step)
+        step *= d
+    return out[::-1]
+
+
+def _fold(op: str, m: re.Match, tensor_in: str, elements: list[str]) -> list[str] | None:
+    """The elements of ``op`` applied to ``elements`` of ``tensor_in``, or None
+    when the op is not one XLA folds (a broadcast adding elements) or its
+    types do not add up."""
+    tensor_out = m.groups()[-1].strip()
+    ins, outs = _dims(m.groups()[-2].strip()), _dims(tensor_out)
+    if ins is None or outs is None or m.groups()[-2].strip() != tensor_in \
+            or math.prod(ins) != len(elements):
+        return None
+    if op == "reshape":
+        return list(elements) if math.prod(outs) == len(elements) else None
+    index_of = _strides(ins)
+    if op == "slice":
+        ranges = []
+        for part in m.group(3).split(","):
+            bounds = [int(b) for b in part.strip().split(":")] if part.strip() else []
+            if len(bounds) not in (2, 3):
+                return None
+            ranges.append(range(*bounds))
+        if [len(r) for r in ranges] != outs or len(ranges) != len(ins):
+            return None
+        sources = [0]
+        for axis, r in enumerate(ranges):
+            sources = [s + i * index_of[axis] for s in sources for i in r]
+        return [elements[s] for s in sources]
+    order = [int(d) for d in m.group(3).split(",") if d.strip()]
+    if op == "transpose":
+        if sorted(order) != list(range(len(ins))) or outs != [ins[d] for d in order]:
+            return None
+        mapping = order  # result axis k reads operand axis order[k]
+        into = [index_of[d] for d in mapping]
+    else:  # broadcast_in_dim: operand axis k is result axis order[k]
+        if math.prod(outs) != len(elements) or len(order) != len(ins) \
+                or any(outs[d] != n for d, n in zip(order, ins)):
+            return None
+        into = [0] * len(outs)
+        for k, d in enumerate(order):
+            into[d] = index_of[k]
+    sources = [0]
+    for axis, n in enumerate(outs):
+        sources = [s + i * into[axis] for s in sources for i in range(n)]
+    return [elements[s] for s in sources]
