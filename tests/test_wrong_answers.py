@@ -532,6 +532,23 @@ def test_a_fold_of_a_constant_is_compared_on_the_elements_it_keeps():
     assert settle("2x2x1xi32", folded("5", 1), folded("9", 1)).differ is True
 
 
+def test_ops_that_read_an_argument_of_one_run_are_advised_as_an_input_given_once(tmp_path):
+    # Keras' fit(sample_weight=w) (or class_weight) in one run only: the step
+    # takes one more argument, f32[32], and multiplies the loss by it. The
+    # headline was right, the advice "The model code adds operations here ...
+    # look for a Python branch" (a helper session's runs) sent the user
+    # hunting for a code change; it names an input given in one run only.
+    dump_runs(tmp_path, "jax_sample_weight", "none", "given")
+    for old, new, kind in (("none", "given", "op_added"), ("given", "none", "op_removed")):
+        report = json.loads(run_cli("diff", str(tmp_path / old), str(tmp_path / new),
+                                    "--module", "jit_step", "--format", "json", "--no-cache",
+                                    expect=1).stdout)
+        top = report["findings"][0]
+        assert top["kind"] == kind and "parameter" in top["summary"]
+        assert "given in one run only" in top["advice"] and "sample_weight" in top["advice"]
+        assert "Python branch" not in top["advice"]
+
+
 def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_added(tmp_path):
     # JAX folds ``p - 1.0 * g`` to ``p - g`` when it lowers the step, so a
     # learning rate of 1 against 2 is no constant change: run b has a multiply

@@ -200,6 +200,27 @@ def _argument_count(kind: str, more: str, fewer: str) -> tuple[Rule, Rule]:
              "to the step, or is kept in one run only. Pass the same arguments in both runs."))
 
 
+def _reads_new_arguments(finding: Finding) -> bool:
+    """Added or removed: parameters, and ops beside them (that read them)."""
+    kinds = {(w.new or w.old or "").startswith("parameter ") for w in finding.where}
+    return kinds == {True, False}
+
+
+def _argument_given(kind: str, more: str, fewer: str) -> Rule:
+    """The advice for ops that come with arguments of their own in run
+    ``more``: what an optional input given in one run only adds (Keras'
+    fit(sample_weight=...) adds an f32[batch] argument and the multiply
+    reading it); folding takes ops away, never inputs, so no value of 1 or
+    0 does this. One wording for both directions."""
+    return Rule(kind, None, _reads_new_arguments,
+                f"Run {more}'s program takes an argument that run {fewer}'s does not, and these "
+                "operations read it: an input given in one run only, such as optional weights "
+                "(Keras fit's sample_weight or class_weight, per-sample weights of a loss) or a "
+                "mask, or state a setting adds (an optimizer's momentum). Expected when the runs "
+                "are called so; pass the same arguments in both (weights of ones where none are "
+                "wanted) to share one program.")
+
+
 def _placed(finding: Finding) -> bool:
     """Arguments given another sharding (findings.py says so)."""
     return finding.summary.startswith(ARGUMENT_SHARDING)
@@ -372,6 +393,8 @@ RULES = (
          "with a sharding). Place it the same way in both runs."),
     *_argument_count("op_added", "b", "a"),
     *_argument_count("op_removed", "a", "b"),
+    _argument_given("op_added", "b", "a"),
+    _argument_given("op_removed", "a", "b"),
     _moved_inside("b", "a", "now puts"),
     _moved_inside("a", "b", "no longer puts"),
     _folded_away("op_added", "b", "a", "adds it", "was"),
