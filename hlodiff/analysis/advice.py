@@ -200,10 +200,20 @@ def _argument_count(kind: str, more: str, fewer: str) -> tuple[Rule, Rule]:
              "to the step, or is kept in one run only. Pass the same arguments in both runs."))
 
 
-def _reads_new_arguments(finding: Finding) -> bool:
-    """Added or removed: parameters, and ops beside them (that read them)."""
-    kinds = {(w.new or w.old or "").startswith("parameter ") for w in finding.where}
-    return kinds == {True, False}
+# What an input that weights or masks values the step computes anyway adds
+# beside it: the multiply (a weight) or select (a mask), and the broadcasts,
+# reshapes and converts that bring it to their shape.
+_WEIGHTING = frozenset({"multiply", "divide", "select", "and", "broadcast", "reshape", "convert",
+                        "bitcast", "copy", "transpose"})
+
+
+def _weighted_by_new_arguments(finding: Finding) -> bool:
+    """Added or removed: parameters, and ops beside them that only weight or
+    mask by them. A layer added brings weights too, and ops of its own
+    (a LayerNorm's reduce and rsqrt): no input given once."""
+    texts = [(w.new or w.old or "") for w in finding.where]
+    ops = [t.split(" ", 1)[0] for t in texts if not t.startswith("parameter ")]
+    return len(ops) < len(texts) and bool(ops) and all(op in _WEIGHTING for op in ops)
 
 
 def _argument_given(kind: str, more: str, fewer: str) -> Rule:
@@ -212,13 +222,12 @@ def _argument_given(kind: str, more: str, fewer: str) -> Rule:
     fit(sample_weight=...) adds an f32[batch] argument and the multiply
     reading it); folding takes ops away, never inputs, so no value of 1 or
     0 does this. One wording for both directions."""
-    return Rule(kind, None, _reads_new_arguments,
+    return Rule(kind, None, _weighted_by_new_arguments,
                 f"Run {more}'s program takes an argument that run {fewer}'s does not, and these "
-                "operations read it: an input given in one run only, such as optional weights "
-                "(Keras fit's sample_weight or class_weight, per-sample weights of a loss) or a "
-                "mask, or state a setting adds (an optimizer's momentum). Expected when the runs "
-                "are called so; pass the same arguments in both (weights of ones where none are "
-                "wanted) to share one program.")
+                "operations only weight or mask by it: an input given in one run only, such as "
+                "optional weights (Keras fit's sample_weight or class_weight, per-sample weights "
+                "of a loss) or a mask. Expected when the runs are called so; pass the same "
+                "arguments in both (weights of ones where none are wanted) to share one program.")
 
 
 def _placed(finding: Finding) -> bool:
