@@ -547,6 +547,30 @@ def test_ops_that_read_an_argument_of_one_run_are_advised_as_an_input_given_once
         assert top["kind"] == kind and "parameter" in top["summary"]
         assert "given in one run only" in top["advice"] and "sample_weight" in top["advice"]
         assert "Python branch" not in top["advice"]
+    # a layer added brings weights and ops of its own: a code change still
+    layer = compare(CORPUS / "torch_layernorm_added" / "run_a",
+                    CORPUS / "torch_layernorm_added" / "run_b").findings[0]
+    assert layer.kind == "op_added" and "adds operations" in layer.advice
+
+
+def test_a_float_set_inside_library_code_is_advised_as_the_librarys_setting(tmp_path, corpus):
+    # Hugging Face's Flax BERT with hidden_dropout_prob 0.1 -> 0.2: "constant
+    # 0.9 -> 0.8" at embeddings/dropout was right, the advice "pass it as an
+    # array argument (jnp.asarray)" was not: the value is a config field the
+    # library's own code multiplies by (a helper session's run). A literal of
+    # the user's own code keeps that advice.
+    dump_runs(tmp_path, "jax_library_rate", "0.1", "0.2")
+    report = json.loads(run_cli("diff", str(tmp_path / "0.1"), str(tmp_path / "0.2"), "--module",
+                                "jit_step", "--format", "json", "--no-cache", expect=1).stdout)
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("constant", "0.9", "0.8")
+    assert "installed library code (minilayers)" in top["advice"]
+    assert "a config field or a constructor argument" in top["advice"]
+    assert "jnp.asarray" not in top["advice"]
+    own = json.loads(run_cli("diff", str(corpus / "jax_dropout_rate" / "run_a"),
+                             str(corpus / "jax_dropout_rate" / "run_b"), "--format", "json",
+                             "--no-cache", expect=1).stdout)
+    assert "jnp.asarray" in own["findings"][0]["advice"]
 
 
 def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_added(tmp_path):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..dumps.environment import HLO_DEBUG, is_version
-from ..model import element_value
+from ..model import element_value, is_library_file
 from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, REWIRED, SHARDING_ANNOTATION,
                        Finding)
 
@@ -37,6 +37,47 @@ def _float_scalar(finding: Finding) -> bool:
                    for v in (finding.old, finding.new))
     except (ValueError, AttributeError):
         return False
+
+
+_PACKAGE = re.compile(r"(?:site|dist)-packages>?/([^/]+)")
+
+
+def _library_stacks(finding: Finding) -> list[tuple]:
+    """The call stacks of the finding's places, when every one of them is
+    innermost in installed code (a flax Dropout's rate, a Keras layer's
+    epsilon): the value is the library's setting, not a literal of the
+    user's; [] when a place has no stack or the user's code is innermost."""
+    stacks = [o.stack for o in finding.origins if o.stack]
+    if not stacks or len(stacks) < len([o for o in finding.origins if o]) or not all(
+            is_library_file(s[0].file) for s in stacks):
+        return []
+    return stacks
+
+
+def _float_in_library(*packages: str) -> Callable[[Finding], bool]:
+    """A float set inside installed code; in one of ``packages`` when given."""
+    def test(finding: Finding) -> bool:
+        return _float_scalar(finding) and bool(_library_stacks(finding)) and (
+            not packages or any(p in _library(finding).split(", ") for p in packages))
+    return test
+
+
+def _library(finding: Finding) -> str:
+    """The installed packages the value was set in, the one the user's code
+    called first: ``transformers, flax``."""
+    names: list[str] = []
+    for stack in _library_stacks(finding):
+        inner = []
+        for frame in stack:
+            if not is_library_file(frame.file):
+                break
+            found = _PACKAGE.search(frame.file.replace("\\", "/"))
+            if found:
+                inner.append(found.group(1).removesuffix(".py"))
+        for name in reversed(inner):
+            if name not in names:
+                names.append(name)
+    return ", ".join(names) or "an installed package"
 
 
 def _integer_scalar(finding: Finding) -> bool:
@@ -302,6 +343,18 @@ RULES = (
     Rule("constant", "jax", _named("random", "threefry", "rng", "key"),
          "A PRNG seed or key is baked into the program: pass the key as an argument to the "
          "jitted function."),
+    Rule("constant", "jax", _float_in_library("optax"),
+         "A Python float set inside installed library code ({library}) is baked into the "
+         "jitted function: a setting of an optimizer (a constructor argument: a learning "
+         "rate, a momentum, a decay), not a value of your step. Each value compiles a "
+         "program of its own: expected after changing it; to change it without recompiling, "
+         "wrap the optimizer in optax.inject_hyperparams, which makes its values arguments."),
+    Rule("constant", "jax", _float_in_library(),
+         "A Python float set inside installed library code ({library}) is baked into the "
+         "jitted function: a setting of the library's model or layer (a config field or a "
+         "constructor argument: a dropout rate, an epsilon, a momentum), not a value of "
+         "your step. Each value compiles a program of its own: expected after changing it; "
+         "keep it the same in runs that should share one program."),
     Rule("constant", "jax", _float_scalar,
          "A Python float is baked into the jitted function: one it closes over, or a setting "
          "of a layer or optimizer (a dropout rate, a momentum, a schedule's values); each "
@@ -493,8 +546,10 @@ def advice_for(finding: Finding, framework: str | None) -> str:
     for rule in RULES:
         if rule.kind in (None, finding.kind) and rule.framework in (None, framework) \
                 and rule.applies(finding):
-            return rule.advice.replace("{here}", _here(finding)).replace(
+            advice = rule.advice.replace("{here}", _here(finding)).replace(
                 "{constant}", _constant(finding))
+            return advice.replace("{library}", _library(finding)) if "{library}" in advice \
+                else advice
     return ""
 
 
