@@ -467,6 +467,20 @@ def test_a_python_scalar_against_an_array_moves_jax_key_though_the_hlo_is_the_sa
     assert "stablehlo.convert" in top["old"]
 
 
+def _cached_runs(tmp_path, program: str, a: str, b: str) -> tuple[set[str], dict]:
+    """Two real runs of ``program`` sharing one JAX persistent cache: the
+    cache's entries for jit_step (JAX's own judgement of its key) and
+    hlodiff's JSON report of jit_step."""
+    cache = tmp_path / "cache"
+    dump_runs(tmp_path, program, a, b, env={
+        "JAX_COMPILATION_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"})
+    entries = {p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}
+    report = json.loads(run_cli("diff", str(tmp_path / a), str(tmp_path / b), "--module",
+                                "jit_step", "--format", "json", "--no-cache", expect=1).stdout)
+    return entries, report
+
+
 def test_a_mask_of_ones_closed_over_against_one_built_in_the_step_recompiles_the_same(tmp_path):
     # Hugging Face's Flax BERT given attention_mask=jnp.ones_like(ids) made
     # outside the step, against none (it builds the ones inside): JAX stages a
@@ -476,14 +490,7 @@ def test_a_mask_of_ones_closed_over_against_one_built_in_the_step_recompiles_the
     # printed as {...} ("module.mlir holds 2 vs 1 constants of type
     # tensor<4x16xi32>: they cannot be paired") and said "Cannot tell" (a
     # helper session's run). Judged by JAX's own cache: two entries.
-    cache = tmp_path / "cache"
-    dump_runs(tmp_path, "jax_splat_mask", "outside", "inside", env={
-        "JAX_COMPILATION_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"})
-    entries = {p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}
-    report = json.loads(run_cli("diff", str(tmp_path / "outside"), str(tmp_path / "inside"),
-                                "--module", "jit_step", "--format", "json", "--no-cache",
-                                expect=1).stdout)
+    entries, report = _cached_runs(tmp_path, "jax_splat_mask", "outside", "inside")
     step, = report["programs"]
     assert len(entries) == 2 and step["hashes"]["jax_cache_key"] is True
     assert (step["recompiles"], step["same_executable"]) == (True, True)
@@ -500,14 +507,7 @@ def test_labels_sliced_from_token_ids_are_compared_by_the_values_xla_folded(tmp_
     # XLA folds into one s32[4,15,1] constant printed as {...}; hlodiff looked
     # for a module.mlir constant of that type, found none and said "Cannot
     # tell" (a helper session's run). Judged by JAX's own cache: two entries.
-    cache = tmp_path / "cache"
-    dump_runs(tmp_path, "jax_sliced_labels", "given", "built", env={
-        "JAX_COMPILATION_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"})
-    entries = {p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}
-    report = json.loads(run_cli("diff", str(tmp_path / "given"), str(tmp_path / "built"),
-                                "--module", "jit_step", "--format", "json", "--no-cache",
-                                expect=1).stdout)
+    entries, report = _cached_runs(tmp_path, "jax_sliced_labels", "given", "built")
     step, = report["programs"]
     assert len(entries) == 2 and step["hashes"]["jax_cache_key"] is True
     assert (step["recompiles"], step["same_executable"]) == (True, True)

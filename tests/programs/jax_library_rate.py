@@ -4,9 +4,10 @@ A Hugging Face config's hidden_dropout_prob, or a Keras layer's rate, is a
 Python float the library's own code (in site-packages) multiplies by: the
 innermost frames of the constant's stack are the library's, the user's
 line only calls it. This program writes a small such library into a
-``site-packages`` directory under the temporary directory and imports it.
+``site-packages`` directory under the temporary directory and loads it.
 """
 
+import importlib.util
 import sys
 import tempfile
 from pathlib import Path
@@ -28,9 +29,13 @@ class Dropout:
 
 site = Path(tempfile.gettempdir()) / "hlodiff_jax_library_rate" / "site-packages"
 site.mkdir(parents=True, exist_ok=True)
-(site / "minilayers.py").write_text(LIBRARY)
-sys.path.insert(0, str(site))
-import minilayers  # noqa: E402
+path = site / "minilayers.py"
+path.write_text(LIBRARY)
+# loaded from the file it is written to (its frames lie under site-packages),
+# not imported by name: no installed package is named so
+spec = importlib.util.spec_from_file_location("minilayers", path)
+minilayers = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(minilayers)
 
 layer = minilayers.Dropout(float(sys.argv[1]))
 
