@@ -307,11 +307,20 @@ def baseline_command(dump_dir: Path, output: Path, all_modules: bool) -> None:
     parameter shapes, every constant with its origin and the module text
     itself, so a later change is explained without the old dump.
     """
+    from .analysis.compare import OP_BY_OP, op_by_op
     from .integrations.baseline import record, write
     from .dumps import load_dump
-    document = record(load_dump(dump_dir), all=all_modules)
+    dump = load_dump(dump_dir)
+    document = record(dump, all=all_modules)
     write(document, output)
-    render_text.baseline_written(output, document)
+    main = dump.main_program()
+    eager = None if all_modules else op_by_op(dump, main)
+    warning = "" if eager is None else (
+        f"{main.program}, the largest program of the user's, holds {eager[0]} instructions "
+        f"among {eager[1]} such programs: no program of this run is the model. {OP_BY_OP}, "
+        "so a check against this baseline sees that one operation only; compile the step "
+        "(jax.jit, jit_compile=True) to gate the model")
+    render_text.baseline_written(output, document, warning=warning)
 
 
 @cli.command()

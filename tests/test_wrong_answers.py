@@ -1402,3 +1402,26 @@ def test_ops_removed_per_weight_are_one_finding_whatever_the_aligner_paired():
     # a different op removed in each of two scopes stays two findings
     other = removed("clip_by_norm_1", [("Relu", "maximum")])
     assert sorted(times for _, times in _parallel([groups[0], other])) == [1, 1]
+
+
+def test_a_model_run_op_by_op_is_said_to_have_no_program_that_is_the_model(tmp_path):
+    # Keras with jit_compile=False on JAX: every operation is a program, and
+    # hlodiff took the largest, jit_add, for the model. A Dense layer added
+    # read "Same executable, no recompile", and a baseline of such a run
+    # recorded jit_add alone, so its gate passed any change of the model (a
+    # helper session's Keras runs). Both say now that no program is the model.
+    dump_runs(tmp_path, "jax_eager_dropout", "plain", "dropout")
+    text = " ".join(run_cli("diff", str(tmp_path / "plain"), str(tmp_path / "dropout"),
+                            "--no-cache", expect=1).stdout.split())
+    assert "warning: no program of these runs is the model: the largest of the user's, " \
+           "jit_add, holds 7 instructions" in text
+    assert "The model ran op by op" in text
+    recorded = " ".join(run_cli("baseline", str(tmp_path / "plain"), "-o",
+                                str(tmp_path / "base.json")).stdout.split())
+    assert recorded.startswith("warning: jit_add, the largest program of the user's, holds 7 "
+                               "instructions among 3 such programs: no program of this run is "
+                               "the model.")
+    # a jitted step is a model: no warning
+    whole = run_cli("baseline", str(CORPUS / "jax_learning_rate" / "run_a"), "-o",
+                    str(tmp_path / "step.json")).stdout
+    assert "warning" not in whole and "recorded 1 module (jit_train_step)" in whole

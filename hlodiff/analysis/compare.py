@@ -252,12 +252,43 @@ def comparison_warnings(dump_a: Dump, dump_b: Dump, pairing,
         out.append(f"run a was compiled by {said[0]} and run b by {said[1]}: they cannot hold "
                    "the same program, so every difference below is expected")
     main = pairing.main_pair
+    eager = [op_by_op(dump, module) for dump, module in ((dump_a, main.a), (dump_b, main.b))] \
+        if main is not None and not chosen_by_user else []
+    if eager and all(eager):
+        out.append(f"no program of these runs is the model: the largest of the user's, "
+                   f"{main.a.program}, holds {eager[0][0]} instructions, and the runs compiled "
+                   f"{eager[0][1]} and {eager[1][1]} such programs. {OP_BY_OP}: the verdict "
+                   "covers the programs both runs compiled, and what one run alone compiled is "
+                   "listed apart")
     if main is not None and main.how == LARGEST and main.a.normalised != main.b.normalised \
             and not chosen_by_user:
         out.append(f"the main programs, {main.a.normalised} and {main.b.normalised}, were paired "
                    "only as the largest of each run: nothing else says they are one program "
                    "(--module REGEX picks the program to compare)")
     return tuple(out)
+
+
+OP_BY_OP = ("The model ran op by op (Keras with jit_compile=False, JAX operations called "
+            "outside jax.jit), each operation a program of its own")
+# A main program this small among several of the user's is one operation of a
+# model run op by op (jit_add: two parameters, an add, its broadcast), not a
+# model: a jitted step of the smallest model holds dozens of instructions.
+_OPERATION_SIZE = 8
+_OPERATION_BYTES = 64_000  # read to count instructions only below this size
+
+
+def op_by_op(dump: Dump, main: DumpModule) -> tuple[int, int] | None:
+    """(instructions of the main program, programs of the user's) where the
+    run compiled its model op by op: its largest program of the user's holds
+    an operation or two, and it is one of several. None otherwise."""
+    if main.size is None or main.size > _OPERATION_BYTES:
+        return None
+    try:
+        count = main.instruction_count
+    except HlodiffError:
+        return None
+    own = sum(1 for m in dump.modules if not compiled_by_framework(m))
+    return (count, own) if count <= _OPERATION_SIZE and own >= 3 else None
 
 
 def _short_label(module: DumpModule) -> str:

@@ -616,9 +616,11 @@ def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def baseline_written(path, document, stream: TextIO | None = None) -> None:
-    """Which programs a baseline file now holds."""
+def baseline_written(path, document, stream: TextIO | None = None, warning: str = "") -> None:
+    """Which programs a baseline file now holds (after what makes it doubtful)."""
     out = console(stream)
+    if warning:
+        prose(out, Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
     programs = ", ".join(m["program"] for m in document["modules"])
     recorded = _plural(len(document["modules"]), "module")
     prose(out, _text(f"recorded {recorded} ({programs}) in {path}"))
