@@ -111,16 +111,21 @@ def read_constants(path: Path) -> dict[str, list[str]]:
 def _splat(tensor: str, value: str) -> bool:
     """A value of more than one element written as one: ``dense<1>``, or
     ``dense<"0x0000803F">`` (the bytes of one element) for a 2x3xf32."""
-    typed = _TENSOR.fullmatch(tensor)
-    dims = typed.group(1).split("x")[:-1] if typed else []
-    if not dims or not all(d.isdigit() for d in dims) or math.prod(int(d) for d in dims) <= 1:
+    dims = _dims(tensor)
+    if not dims or math.prod(dims) <= 1:
         return False  # a scalar, one element or a dynamic size: as HLO holds it
     if value.startswith('"0x'):
-        element = typed.group(2)
-        bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS
-                                               else None)
-        return bits is not None and len(value) - 4 == 2 * max(1, (bits + 7) // 8)
+        width = _element_width(_TENSOR.fullmatch(tensor).group(2))
+        return width is not None and len(value) - 4 == 2 * width[1]
     return not value.lstrip().startswith("[")
+
+
+def _element_width(element: str) -> tuple[int, int] | None:
+    """The bits of an element of type ``element`` and the bytes MLIR stores
+    it in (whole bytes: an i1 or an f4 in one); None for a type without
+    bits here (complex)."""
+    bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS else None)
+    return None if bits is None else (bits, max(1, (bits + 7) // 8))
 
 
 def constants_in(text: str) -> dict[str, list[str]]:
@@ -201,10 +206,10 @@ def decode(tensor: str, value: str) -> list[float | int] | None:
         raw = bytes.fromhex(value[3:-1])
     except ValueError:  # not hexadecimal: a damaged file
         return None
-    bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS else None)
-    if bits is None:
+    sizes = _element_width(element)
+    if sizes is None:
         return None
-    width = max(1, (bits + 7) // 8)  # MLIR stores each element in whole bytes
+    bits, width = sizes
     if len(raw) == width:  # a splat: one value for every element
         raw = raw * count
     if len(raw) != width * count:
@@ -362,12 +367,10 @@ def _elements(tensor: str, value: str) -> tuple[list[str], bool] | None:
         return None
     count = math.prod(dims)
     if value.startswith('"0x'):
-        element = typed.group(2)
-        bits = _INTEGER_BITS.get(element) or (_FLOATS[element].bits if element in _FLOATS
-                                               else None)
-        if bits is None or not _is_hex(value):
+        sizes = _element_width(typed.group(2))
+        if sizes is None or not _is_hex(value):
             return None
-        width = 2 * max(1, (bits + 7) // 8)
+        width = 2 * sizes[1]  # hex digits per element
         digits = value[3:-1].upper()
         chunks = [digits[i:i + width] for i in range(0, len(digits), width)]
         chunks = chunks * count if len(chunks) == 1 else chunks
