@@ -570,6 +570,7 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
     has_before = any(s.stage == BEFORE for s in stages)
     mlir_a, mlir_b = _mlir_constants(a), _mlir_constants(b)
     input_decided: list[bool | None] = []  # what the compile input showed, for the optimized stage
+    by_type: dict[tuple[str, str], Settled] = {}  # (stage, tensor type): the values compared once
     for stage in sorted(stages, key=lambda s: s.stage != BEFORE):
         kept = []
         for change in stage.changes:
@@ -588,9 +589,12 @@ def _decide_elided(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> lis
             elif mlir_a is not None and mlir_b is not None:
                 shape = stage.b.computation(change.computation).by_name[change.b].shape
                 tensor = mlir_type(shape)
-                settled = settle(tensor, mlir_a.get(tensor), mlir_b.get(tensor))
-                if settled.differ is None and tensor not in mlir_a and tensor not in mlir_b:
-                    settled = _settle_folded(tensor, stage, a, b) or settled
+                if (stage.stage, tensor) not in by_type:
+                    settled = settle(tensor, mlir_a.get(tensor), mlir_b.get(tensor))
+                    if settled.differ is None and tensor not in mlir_a and tensor not in mlir_b:
+                        settled = _settle_folded(tensor, stage, a, b) or settled
+                    by_type[(stage.stage, tensor)] = settled
+                settled = by_type[(stage.stage, tensor)]
                 if stage.stage == BEFORE:
                     input_decided.append(settled.differ)
                 if settled.differ is not False:
