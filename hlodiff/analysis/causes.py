@@ -71,8 +71,8 @@ _RESTATED_HEADERS = frozenset(f"module header: {name}" for name in (
 _IDENTITY = {"multiply": 1.0, "divide": 1.0, "add": 0.0, "subtract": 0.0}
 
 
-def _number(text: str | None) -> float | None:
-    """A scalar constant's value (``0.5``), else None."""
+def scalar_value(text: str | None) -> float | None:
+    """The value of a scalar constant's text (``0.1``), else None."""
     try:
         return float(element_value(text.strip())) if text else None
     except (ValueError, TypeError):
@@ -148,8 +148,9 @@ class CauseGraph:
             candidates = [c for c in (carried_b.get(index), carried_a.get(index))
                           if c is not None and c != index
                           and self._follows(change, self.changes[c])]
-            candidates += [c for c in (self._folded_value(change, carried_b.get(index)),
-                                       self._folded_value(change, carried_a.get(index)))
+            at = at_b if change.kind == "op_added" else at_a  # where the op's run holds it
+            candidates += [c for c in (self._folded_value(change, carried_b.get(index), at),
+                                       self._folded_value(change, carried_a.get(index), at))
                            if c is not None and c != index]
             if candidates:
                 self._link(index, min(candidates, key=self._rank_of))
@@ -189,7 +190,8 @@ class CauseGraph:
                 (MOVED_INTO, MOVED_OUT_OF))
         return False
 
-    def _folded_value(self, change: Change, carried: int | None) -> int | None:
+    def _folded_value(self, change: Change, carried: int | None,
+                      at: dict[tuple[str, str], list[int]]) -> int | None:
         """The constant change an op added (removed) follows from, where the
         op reads that constant and its value was the op's identity in the run
         without the op: the lowering folded ``x * 1`` away there. Keras'
@@ -197,7 +199,8 @@ class CauseGraph:
         (multiply)" with model-code advice, the constant under it (a helper
         session's Keras run). JAX keeps one constant per value, so several
         changes may share the constant the op reads (0.5 * delta**2 is 2 as
-        delta is): the one whose other value is the identity is the cause."""
+        delta is): the one whose other value is the identity is the cause.
+        ``at`` holds the changes by instruction in the run that has the op."""
         identity = _IDENTITY.get(change.opcode or "")
         if identity is None or carried is None or change.kind not in ("op_added", "op_removed") \
                 or self.changes[carried].kind != "constant":
@@ -206,23 +209,12 @@ class CauseGraph:
         added = change.kind == "op_added"
         place = (cause.computation, cause.b) if added else \
             (cause.computation_a or cause.computation, cause.a)
-        for index in self._constants_at(added).get(place, ()):
-            value = self.changes[index].old if added else self.changes[index].new
-            if _number(value) == identity:
+        for index in at.get(place, ()):
+            other = self.changes[index]
+            if other.kind == "constant" and \
+                    scalar_value(other.old if added else other.new) == identity:
                 return index
         return None
-
-    def _constants_at(self, on_b: bool) -> dict[tuple[str, str | None], list[int]]:
-        """The constant changes by the constant they have in run b (run a)."""
-        cache = self.__dict__.setdefault("_constants_by_side", {})
-        if on_b not in cache:
-            places: dict[tuple[str, str | None], list[int]] = defaultdict(list)
-            for index, change in enumerate(self.changes):
-                if change.kind == "constant":
-                    places[(change.computation, change.b) if on_b else
-                           (change.computation_a or change.computation, change.a)].append(index)
-            cache[on_b] = places
-        return cache[on_b]
 
     def _carry(self, module: Module, at: dict[tuple[str, str], list[int]]) -> dict:
         """For each change index of ``at``, the cause its instruction's operands
