@@ -24,11 +24,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..model import (GENERIC_PARAMETER_NAMES, Instruction, Module, Origin, element_value,
-                     runs_backward)
-from .causes import PRIORITY, element_types, moved_dims
+from ..model import GENERIC_PARAMETER_NAMES, Instruction, Module, Origin, runs_backward
+from .causes import PRIORITY, element_types, moved_dims, scalar_value
 from .constants import reader_locations, users_of
 from .diff import (MOVED_INTO, MOVED_OUT_OF, READS_ANOTHER, RETURNS_ANOTHER, Change,
                    text_difference)
@@ -243,7 +243,7 @@ def _related_constants(findings: list[Finding], a: Module, b: Module) -> list[Fi
     follows from it: one finding, led by the value as the user wrote it (see
     _typed_key), the other under it."""
     scalars = [i for i, f in enumerate(findings) if f.kind == "constant"
-               and _scalar(f.old) is not None and _scalar(f.new) is not None]
+               and scalar_value(f.old) is not None and scalar_value(f.new) is not None]
     keys: dict[int, tuple[int, bool]] = {}
 
     def typed(i: int) -> tuple[int, bool]:  # asked of related values only: it reads modules
@@ -272,18 +272,10 @@ def _related_constants(findings: list[Finding], a: Module, b: Module) -> list[Fi
     return [f for i, f in enumerate(out) if i not in gone]
 
 
-def _scalar(text: str | None) -> float | None:
-    """The value of a scalar constant's text (``0.1``), else None."""
-    try:
-        return float(element_value(text.strip())) if text else None
-    except (ValueError, TypeError):
-        return None
-
-
 def _relation(source: Finding, derived: Finding) -> str:
     """How ``derived``'s values follow from ``source``'s in both runs, or ""."""
-    x = _scalar(source.old), _scalar(source.new)
-    y = _scalar(derived.old), _scalar(derived.new)
+    x = scalar_value(source.old), scalar_value(source.new)
+    y = scalar_value(derived.old), scalar_value(derived.new)
     if x[0] == x[1]:
         return ""
     whole = _whole(source) and _whole(derived)
@@ -300,7 +292,7 @@ def _relation(source: Finding, derived: Finding) -> str:
 
 def _whole(finding: Finding) -> bool:
     """Are the finding's values whole numbers (a count, though a float may hold it)?"""
-    values = [_scalar(v) for v in (finding.old, finding.new)]
+    values = [scalar_value(v) for v in (finding.old, finding.new)]
     return all(v is not None and math.isfinite(v) and v.is_integer() for v in values)
 
 
@@ -522,10 +514,7 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
                   change.computation, name or change.computation)] = i
     # dataflow: an added instruction reading another added one
     for i, change in enumerate(changes):
-        side, module, name = ("b", b, change.b) if change.b is not None else ("a", a, change.a)
-        computation = change.computation if side == "b" else change.computation_a
-        holder = module.by_name.get(computation or "")
-        instruction = holder.by_name.get(name) if holder is not None and name else None
+        side, _, computation, instruction = _held(change, a, b)
         if instruction is None:
             continue
         for operand in instruction.operands:
@@ -557,6 +546,26 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
             for members, times in _parallel(sorted(groups, key=lambda m: _component_key(m)))]
 
 
+def _held(change: Change, a: Module, b: Module
+          ) -> tuple[str, Module, str | None, Instruction | None]:
+    """Where the instruction of an added or removed ``change`` is: the run
+    that holds it (b where it has a b side), that run's module, the
+    computation's name there, and the instruction (None if not found)."""
+    side, module, name = ("b", b, change.b) if change.b is not None else ("a", a, change.a)
+    computation = change.computation if side == "b" else change.computation_a
+    holder = module.by_name.get(computation or "")
+    return side, module, computation, \
+        holder.by_name.get(name) if holder is not None and name else None
+
+
+def _in_entry(change: Change, a: Module, b: Module) -> tuple[Module, Instruction] | None:
+    """The module and instruction of ``change`` where it is in the entry."""
+    _, module, computation, instruction = _held(change, a, b)
+    if computation != module.entry.name or instruction is None:
+        return None
+    return module, instruction
+
+
 # What an argument_passing finding's summary starts with (advice.py reads it).
 ARGUMENT_PASSING = "argument passed another way:"
 
@@ -570,14 +579,11 @@ def _argument_reshape(change: Change, a: Module, b: Module) -> Instruction | Non
     (a resource), so a captured tf.Variable made a tf.constant adds one.
     Where two reshapes stand between the argument and its user the aligner
     may call either one added: the whole chain counts."""
-    if change.opcode != "reshape":
+    held = _in_entry(change, a, b) if change.opcode == "reshape" else None
+    if held is None:
         return None
-    side, module, name = ("b", b, change.b) if change.b is not None else ("a", a, change.a)
-    computation = change.computation if side == "b" else change.computation_a
-    entry = module.entry
-    if computation != entry.name or name is None:
-        return None
-    instruction, unnamed = entry.by_name.get(name), False
+    module, instruction = held
+    entry, unnamed = module.entry, False
     while instruction is not None and instruction.opcode == "reshape" \
             and len(instruction.operands) == 1:
         source = entry.by_name.get(instruction.operands[0])
@@ -594,18 +600,24 @@ def _argument_reshape(change: Change, a: Module, b: Module) -> Instruction | Non
 def _argument_finding(members: list[Change], following: dict[int, list[Change]], stage: str,
                       arguments: dict[int, Instruction]) -> Finding:
     """Reshapes of the framework's own around entry parameters, in one run only."""
-    derived = [d for c in members for d in following.get(id(c), ())]
-    parameters = list(dict.fromkeys(
+    parameters = ", ".join(dict.fromkeys(
         f"argument {arguments[id(c)].parameter_number} {arguments[id(c)].shape.without_layout()}"
         for c in members))
+    return _framework_finding(members, following, stage, lambda run: (
+        f"{ARGUMENT_PASSING} {parameters} reshaped by the framework (no op_name) in run {run} "
+        "only"))
+
+
+def _framework_finding(members: list[Change], following: dict[int, list[Change]], stage: str,
+                       says: Callable[[str], str]) -> Finding:
+    """Ops the framework adds around the model's in one run only (``says``
+    words them for that run): one finding, their consequences under it."""
+    derived = [d for c in members for d in following.get(id(c), ())]
     added = members[0].kind == "op_added"
-    run = "b" if added else "a"
-    summary = (f"{ARGUMENT_PASSING} {', '.join(parameters)} reshaped by the framework (no "
-               f"op_name) in run {run} only")
     text = _ops_text(members)
     return finding(members[0].kind, stage, members, old="" if added else text,
-                   new=text if added else "", derived=derived, summary=summary,
-                   count=len(members), ranked=True)
+                   new=text if added else "", derived=derived,
+                   summary=says("b" if added else "a"), count=len(members), ranked=True)
 
 
 # What a sharding_annotation finding's summary starts with (advice.py reads it).
@@ -626,13 +638,11 @@ def _sharding_annotation(change: Change, a: Module, b: Module) -> str | None:
     and the tuple JAX then returns it in. ``argument 1 key u32[2] (a typed
     PRNG key)`` or ``the result f32[16,16]``; None for anything else (a
     with_sharding_constraint in the model code reads no parameter)."""
-    side, module, name = ("b", b, change.b) if change.b is not None else ("a", a, change.a)
-    computation = change.computation if side == "b" else change.computation_a
-    entry = module.entry
-    if computation != entry.name or name is None:
+    held = _in_entry(change, a, b)
+    if held is None:
         return None
-    instruction = entry.by_name.get(name)
-    seen = 0
+    module, instruction = held
+    entry, seen = module.entry, 0
     while instruction is not None and instruction.opcode in ("tuple", "get-tuple-element") \
             and not module.origin(instruction) and len(instruction.operands) == 1 and seen < 4:
         instruction, seen = entry.by_name.get(instruction.operands[0]), seen + 1
@@ -657,14 +667,9 @@ def _sharding_annotation(change: Change, a: Module, b: Module) -> str | None:
 def _annotation_finding(members: list[Change], following: dict[int, list[Change]], stage: str,
                         annotated: dict[int, str]) -> Finding:
     """JAX's sharding annotations of arguments or of the result, in one run only."""
-    derived = [d for c in members for d in following.get(id(c), ())]
-    added = members[0].kind == "op_added"
     annotates = ", ".join(dict.fromkeys(annotated[id(c)] for c in members))
-    summary = f"{SHARDING_ANNOTATION} {annotates} in run {'b' if added else 'a'} only"
-    text = _ops_text(members)
-    return finding(members[0].kind, stage, members, old="" if added else text,
-                   new=text if added else "", derived=derived, summary=summary,
-                   count=len(members), ranked=True)
+    return _framework_finding(members, following, stage,
+                              lambda run: f"{SHARDING_ANNOTATION} {annotates} in run {run} only")
 
 
 def _parallel(groups: list[list[Change]]) -> list[tuple[list[Change], int]]:
@@ -759,10 +764,9 @@ def _structural_finding(members: list[Change], following: dict[int, list[Change]
         return replace(whole, old=first.old, new=first.new,
                        summary=f"{first.summary}, {times} times ({shown})")
     moved = [c for c in members if c.detail.startswith((MOVED_INTO, MOVED_OUT_OF))]
-    added = [c for c in members if c.kind in ("op_added", "computation_added")
-             and not any(c is m for m in moved)]
-    removed = [c for c in members if c.kind in ("op_removed", "computation_removed")
-               and not any(c is m for m in moved)]
+    stayed = [c for c in members if not c.detail.startswith((MOVED_INTO, MOVED_OUT_OF))]
+    added = [c for c in stayed if c.kind in ("op_added", "computation_added")]
+    removed = [c for c in stayed if c.kind in ("op_removed", "computation_removed")]
     derived = [d for c in members for d in following.get(id(c), ())]
     # the ops that do the work first, those of the source line most of them
     # come from first among them, then what carries values to them
