@@ -55,12 +55,12 @@ def mirrored(report) -> Counter:
 
 
 def _swapped(program: str) -> str:
-    """``SyncTensorsGraph (module_0000 vs module_0002)`` with the runs swapped."""
-    if " vs " not in program:
-        return program
-    name, _, pair = program.partition(" (")
-    a, _, b = pair.rstrip(")").partition(" vs ")
-    return f"{name} ({b} vs {a})"
+    """A program's label with the runs swapped: ``jit_a vs jit_b`` (a pair
+    across a rename), ``SyncTensorsGraph (module_0000 vs module_0002)``."""
+    name, paren, which = program.partition(" (")
+    name = " vs ".join(reversed(name.split(" vs ")))
+    which = " vs ".join(reversed(which.rstrip(")").split(" vs ")))
+    return f"{name} ({which})" if paren else name
 
 
 @pytest.mark.parametrize("case", CASES)

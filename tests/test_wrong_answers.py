@@ -1425,3 +1425,17 @@ def test_a_model_run_op_by_op_is_said_to_have_no_program_that_is_the_model(tmp_p
     whole = run_cli("baseline", str(CORPUS / "jax_learning_rate" / "run_a"), "-o",
                     str(tmp_path / "step.json")).stdout
     assert "warning" not in whole and "recorded 1 module (jit_train_step)" in whole
+
+
+def test_a_program_paired_across_a_rename_is_called_by_both_names():
+    """JAX 0.10 compiles ``jit_stage`` where 0.4.30 compiled
+    ``jit_convert_element_type``; the two pair by structure. The headline
+    named only run a's program ("jit_convert_element_type (module_0000 vs
+    module_0000)"), so a user looking for run b's jit_stage found nothing."""
+    runs = [str(CORPUS / "jax_version_upgrade" / run) for run in ("run_a", "run_b")]
+    got = run_cli("diff", "--no-cache", "--format", "json", *runs, expect=1)
+    programs = [p["program"] for p in json.loads(got.stdout)["programs"]]
+    assert "jit_convert_element_type vs jit_stage" in programs
+    assert "jit__unstack vs jit_unstack" in programs
+    headline = run_cli("diff", "--no-cache", *reversed(runs), expect=1).stdout.splitlines()[0]
+    assert "jit_stage vs jit_convert_element_type," in headline

@@ -99,7 +99,7 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     """
     from ..dumps.pairing import pair_dumps
     pairing = pair_dumps(dump_a, dump_b, select=select, all=True if select is None else all)
-    names = [pair.a.normalised or pair.a.label for pair in pairing.pairs]
+    names = [_program_label(pair.a, pair.b) for pair in pairing.pairs]
     programs = [_program_diff(pair, step, pair is pairing.main,
                               name if names.count(name) == 1
                               else f"{name} ({_short_label(pair.a)} vs {_short_label(pair.b)})")
@@ -289,6 +289,15 @@ def op_by_op(dump: Dump, main: DumpModule) -> tuple[int, int] | None:
         return None
     own = sum(1 for m in dump.modules if not compiled_by_framework(m))
     return (count, own) if count <= _OPERATION_SIZE and own >= 3 else None
+
+
+def _program_label(a: DumpModule, b: DumpModule) -> str:
+    """What the report calls a program pair: its name, or both names when the
+    pair was made by structure across a rename (a JAX upgrade made
+    ``jit_convert_element_type`` into ``jit_stage``): a user looking for
+    run b's program finds it."""
+    name_a, name_b = a.normalised or a.label, b.normalised or b.label
+    return name_a if name_a == name_b else f"{name_a} vs {name_b}"
 
 
 def _short_label(module: DumpModule) -> str:
