@@ -321,6 +321,17 @@ class _Lines:
                 for names, attributes in zip(self.names, self.in_attributes)]
 
     @cached_property
+    def operand_lines(self) -> list[list[int]]:
+        """The operands of each line, as the numbers of the lines defining them."""
+        line_of = self.line_of
+        return [list(map(line_of.__getitem__, operands)) for operands in self.operand_lists]
+
+    @cached_property
+    def line_of(self) -> dict[str, int]:
+        """The line defining each instruction."""
+        return dict(zip(self.defined, count()))
+
+    @cached_property
     def local(self) -> set[str]:
         """The instructions defined here."""
         return set(self.defined)
@@ -559,7 +570,7 @@ class _LinePairing:
         reads them, at the same place, as the aligner pairs them top-down."""
         a, b = self.a, self.b
         taken = set(self.twins.values())
-        line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
+        line_a, line_b = a.line_of, b.line_of
         for i, j in list(self.unchanged.items()):
             for x, y in zip(a.names[i], b.names[j]):
                 if x in a.leaves and y in b.leaves:
@@ -577,17 +588,17 @@ def _top_down(a: _Lines, b: _Lines, start: list[tuple[int, int]], paired: Callab
     read at the same place, with the same opcode, pairs, first come first.
     ``paired(i)``: is line i of a paired already; ``taken``: b's lines that
     are (each pair yielded is added, and the caller records it before the
-    next)."""
-    line_a, line_b = {x: i for i, x in enumerate(a.defined)}, {y: j for j, y in enumerate(b.defined)}
+    next). Walks every line of a big computation: by line numbers, not names."""
+    operands_a, operands_b = a.operand_lines, b.operand_lines
+    opcodes_a, opcodes_b = a.opcodes, b.opcodes
     waiting = deque(start)
     while waiting:
         i, j = waiting.popleft()
-        operands_a, operands_b = a.operands(i), b.operands(j)
-        if len(operands_a) != len(operands_b):
+        read_a, read_b = operands_a[i], operands_b[j]
+        if len(read_a) != len(read_b):
             continue
-        for x, y in zip(operands_a, operands_b):
-            k, h = line_a[x], line_b[y]
-            if not paired(k) and h not in taken and a.opcode(k) == b.opcode(h):
+        for k, h in zip(read_a, read_b):
+            if not paired(k) and h not in taken and opcodes_a[k] == opcodes_b[h]:
                 taken.add(h)
                 yield k, h
                 waiting.append((k, h))
