@@ -573,6 +573,21 @@ def test_a_float_set_inside_library_code_is_advised_as_the_librarys_setting(tmp_
     assert "jnp.asarray" in own["findings"][0]["advice"]
 
 
+def test_an_integer_set_inside_library_code_is_advised_as_the_librarys_setting(tmp_path):
+    # Keras 3 on JAX, Adam(gradient_accumulation_steps=2) against 4: "constant
+    # 2 -> 4 at jit(train_step)/adam/jit(remainder)" was right, the advice
+    # "pass it as an argument" was not: the optimizer takes its step count
+    # modulo a constructor argument, in Keras' own code (this session's run).
+    dump_runs(tmp_path, "jax_library_rate", "every=2", "every=4")
+    report = json.loads(run_cli("diff", str(tmp_path / "every=2"), str(tmp_path / "every=4"),
+                                "--module", "jit_step", "--format", "json", "--no-cache",
+                                expect=1).stdout)
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("constant", "2", "4")
+    assert top["advice"].startswith("An integer set inside installed library code (minilayers)")
+    assert "pass it as an argument" not in top["advice"]
+
+
 def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_added(tmp_path):
     # JAX folds ``p - 1.0 * g`` to ``p - g`` when it lowers the step, so a
     # learning rate of 1 against 2 is no constant change: run b has a multiply

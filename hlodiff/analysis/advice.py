@@ -54,10 +54,12 @@ def _library_stacks(finding: Finding) -> list[tuple]:
     return stacks
 
 
-def _float_in_library(*packages: str) -> Callable[[Finding], bool]:
-    """A float set inside installed code; in one of ``packages`` when given."""
+def _in_library(scalar: Callable[[Finding], bool],
+                *packages: str) -> Callable[[Finding], bool]:
+    """A value (a float, an integer: ``scalar``) set inside installed code; in
+    one of ``packages`` when given."""
     def test(finding: Finding) -> bool:
-        return _float_scalar(finding) and bool(_library_stacks(finding)) and (
+        return scalar(finding) and bool(_library_stacks(finding)) and (
             not packages or any(p in _library(finding).split(", ") for p in packages))
     return test
 
@@ -343,13 +345,13 @@ RULES = (
     Rule("constant", "jax", _named("random", "threefry", "rng", "key"),
          "A PRNG seed or key is baked into the program: pass the key as an argument to the "
          "jitted function."),
-    Rule("constant", "jax", _float_in_library("optax"),
+    Rule("constant", "jax", _in_library(_float_scalar, "optax"),
          "A Python float set inside installed library code ({library}) is baked into the "
          "jitted function: a setting of an optimizer (a constructor argument: a learning "
          "rate, a momentum, a decay), not a value of your step. Each value compiles a "
          "program of its own: expected after changing it; to change it without recompiling, "
          "wrap the optimizer in optax.inject_hyperparams, which makes its values arguments."),
-    Rule("constant", "jax", _float_in_library(),
+    Rule("constant", "jax", _in_library(_float_scalar),
          "A Python float set inside installed library code ({library}) is baked into the "
          "jitted function: a setting of the library's model or layer (a config field or a "
          "constructor argument: a dropout rate, an epsilon, a momentum), not a value of "
@@ -368,6 +370,12 @@ RULES = (
     Rule("constant", "pytorch", _float_scalar,
          "A Python scalar is baked into the graph: keep it in a tensor on the device "
          "(torch.tensor(value, device=xla_device)) so it becomes a graph input."),
+    Rule("constant", None, _in_library(_integer_scalar),
+         "An integer set inside installed library code ({library}) is baked into the "
+         "program: a setting of the library's optimizer, model or layer (a constructor "
+         "argument: gradient accumulation steps, a loss scale's growth interval, a number of "
+         "heads), not a value of your step. Each value compiles a program of its own: "
+         "expected after changing it; keep it the same in runs that should share one program."),
     Rule("constant", None, _integer_scalar,
          "An integer baked into the program changed (a loop bound, a step count): pass it "
          "as an argument, or make it the same in both runs."),

@@ -1,9 +1,11 @@
-"""A dropout rate set inside installed library code: ``python jax_library_rate.py 0.1|0.2``.
+"""Settings made inside installed library code: ``python jax_library_rate.py 0.1|0.2|every=4``.
 
 A Hugging Face config's hidden_dropout_prob, or a Keras layer's rate, is a
-Python float the library's own code (in site-packages) multiplies by: the
-innermost frames of the constant's stack are the library's, the user's
-line only calls it. This program writes a small such library into a
+Python float the library's own code (in site-packages) multiplies by; Keras'
+``gradient_accumulation_steps`` is an integer its optimizer takes the step
+count modulo. The innermost frames of such a constant's stack are the
+library's, the user's line only calls it. A float variant sets the dropout
+rate (every 2 steps); ``every=N`` sets the integer (rate 0.1). This program writes a small such library into a
 ``site-packages`` directory under the temporary directory and loads it.
 """
 
@@ -25,6 +27,14 @@ class Dropout:
     def __call__(self, x, key):
         keep = 1.0 - self.rate
         return jnp.where(jax.random.bernoulli(key, keep, x.shape), x / keep, 0.0)
+
+
+class Accumulate:
+    def __init__(self, every):
+        self.every = every
+
+    def __call__(self, total, step):
+        return jnp.where((step + 1) % self.every == 0, total, 0.0)
 '''
 
 site = Path(tempfile.gettempdir()) / "hlodiff_jax_library_rate" / "site-packages"
@@ -37,12 +47,15 @@ spec = importlib.util.spec_from_file_location("minilayers", path)
 minilayers = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(minilayers)
 
-layer = minilayers.Dropout(float(sys.argv[1]))
+variant = sys.argv[1]
+every = int(variant.removeprefix("every=")) if variant.startswith("every=") else 2
+layer = minilayers.Dropout(0.1 if variant.startswith("every=") else float(variant))
+accumulate = minilayers.Accumulate(every)
 
 
 @jax.jit
-def step(x, key):
-    return layer(x, key).sum()
+def step(x, key, count):
+    return accumulate(layer(x, key).sum(), count)
 
 
-print(float(step(jnp.ones((4, 8)), jax.random.PRNGKey(0))))
+print(float(step(jnp.ones((4, 8)), jax.random.PRNGKey(0), jnp.int32(1))))
