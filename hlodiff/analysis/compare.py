@@ -101,8 +101,7 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     pairing = pair_dumps(dump_a, dump_b, select=select, all=True if select is None else all)
     names = [_program_label(pair.a, pair.b) for pair in pairing.pairs]
     programs = [_program_diff(pair, step, pair is pairing.main,
-                              name if names.count(name) == 1
-                              else f"{name} ({_short_label(pair.a)} vs {_short_label(pair.b)})")
+                              name if names.count(name) == 1 else f"{name} ({_which(pair)})")
                 for pair, name in zip(pairing.pairs, names)]
     programs = _version_for_the_run(programs)
     extra: tuple[ExtraCompilation, ...] = ()
@@ -298,6 +297,13 @@ def _program_label(a: DumpModule, b: DumpModule) -> str:
     run b's program finds it."""
     name_a, name_b = a.normalised or a.label, b.normalised or b.label
     return name_a if name_a == name_b else f"{name_a} vs {name_b}"
+
+
+def _which(pair) -> str:
+    """Which of several programs of one name a pair is: ``module_0002 vs
+    module_0004``, or ``module_0002`` when both runs numbered it so."""
+    a, b = _short_label(pair.a), _short_label(pair.b)
+    return a if a == b else f"{a} vs {b}"
 
 
 def _short_label(module: DumpModule) -> str:
