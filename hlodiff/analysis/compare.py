@@ -496,6 +496,20 @@ def failing_computations(path: str) -> frozenset[str] | None:
     return failing(path)
 
 
+def work_ahead(target: str) -> list[tuple[Callable, tuple[str, ...]]]:
+    """What a diff of ``target`` (run a) against another run will ask a
+    worker first, foreseen by the worker that the command starts before it
+    loads anything (hlodiff/dumps/pool.py, ``start_early``): the checks of
+    the main program's optimized file, which ``_stage_diffs`` asks for as
+    it pairs that file with the other run's. Made while this process loads
+    and pairs the dumps, they are ready when asked; a diff that asks for
+    something else wastes only the other core's time."""
+    module = load_target(target).main_program()
+    if module.stage_file(BEFORE) is None or module.stage_file(AFTER) is None:
+        return []
+    return [(failing_computations, (str(module.root / module.file(AFTER).relative),))]
+
+
 def _answer(pending, k: int) -> Callable[[], object]:
     """The answer of the worker's call ``k``, waited for when asked; None
     when it has none (the caller then does the work itself)."""
