@@ -59,11 +59,15 @@ def test_a_stage_diffed_in_a_worker_reads_as_one_diffed_here(case, monkeypatch):
     calls = _send_away(monkeypatch)
     away = _diff(case)
     assert calls, "no stage was diffed in a worker"
-    assert [name for name, _, _ in calls] == ["failing_computations", "diff_stage_files"] * \
-        (len(calls) // 2)  # a worker for each program with both stages
-    for (_, checked, checks), (_, diffed, diff) in zip(calls[::2], calls[1::2]):
-        assert "after_optimizations" in checked[0] and "before_optimizations" in str(diffed[0])
-        assert diff is not None and diff[1] is None  # the worker's diff was the one used
+    assert [name for name, _, _ in calls] == \
+        ["digests_of", "failing_computations", "diff_stage_files"] * (len(calls) // 3)
+    # a worker for each program with both stages
+    for (_, cut, digests), (_, checked, checks), (_, diffed, diff) in \
+            zip(calls[::3], calls[1::3], calls[2::3]):
+        assert cut == checked and "after_optimizations" in checked[0]
+        assert "before_optimizations" in str(diffed[0])
+        assert digests is not None and digests[1] is None  # the worker's digests were used
+        assert diff is not None and diff[1] is None  # and its diff
         assert checks is None or checks == (frozenset(), None)  # asked for only on big files
     assert (away.exit_code, away.stdout, away.stderr) == (here.exit_code, here.stdout, here.stderr)
 
@@ -142,20 +146,22 @@ def test_the_call_a_worker_makes_ahead_is_the_first_a_diff_asks(case, monkeypatc
     # Here every program goes to a worker; on big dumps the main one does.
     calls = _send_away(monkeypatch)
     _diff(case)
-    [(function, args)] = compare.work_ahead(str(CORPUS / case / "run_a"))
-    asked = [tuple(call[:2]) for call in calls if call[0] == function.__name__]
+    foreseen = [(f.__name__, args) for f, args in compare.work_ahead(str(CORPUS / case / "run_a"))]
+    assert [name for name, _ in foreseen] == ["digests_of", "failing_computations"]
+    at = [tuple(call[:2]) for call in calls].index(foreseen[0])
+    assert [tuple(call[:2]) for call in calls[at:at + 2]] == foreseen
     main = load_dump(CORPUS / case / "run_a").main_program()
-    assert (function.__name__, args) in asked and main.label in args[0]
+    assert main.label in foreseen[0][1][0]
 
 
 def test_a_call_made_ahead_answers_when_asked_unless_its_file_changed(tmp_path):
     run = tmp_path / "run_a"
     shutil.copytree(CORPUS / "bench_model_change" / "run_a", run)
     made = pool._made_ahead(["hlodiff.analysis.compare:work_ahead", str(run)])
-    [(key, (outcome, files))] = made.items()
-    name, args = key
-    assert name == "hlodiff.analysis.compare:failing_computations"
-    assert outcome == pool._call(compare.failing_computations, args)
+    assert [name for name, _ in made] == ["hlodiff.analysis.compare:digests_of",
+                                          "hlodiff.analysis.compare:failing_computations"]
+    for (name, args), (outcome, files) in made.items():
+        assert outcome == pool._call(pool._function(name), args)
     assert pool._unchanged(files)
     path = args[0]
     with open(path, "a", encoding="utf-8") as text:
