@@ -588,19 +588,6 @@ def test_an_integer_set_inside_library_code_is_advised_as_the_librarys_setting(t
     assert "pass it as an argument" not in top["advice"]
 
 
-def test_a_process_wide_matmul_precision_is_named_with_the_line(tmp_path):
-    # jax.config.update("jax_default_matmul_precision", "highest") in one run:
-    # "attribute (none) -> {highest,highest}" at the dot was right, the advice
-    # "look at the code at this line for a changed option" was not enough:
-    # the line asks for no precision (this session's run).
-    dump_runs(tmp_path, "jax_matmul_precision", "default", "highest")
-    report = json.loads(run_cli("diff", str(tmp_path / "default"), str(tmp_path / "highest"),
-                                "--format", "json", "--no-cache", expect=1).stdout)
-    top = report["findings"][0]
-    assert (top["kind"], top["old"], top["new"]) == ("attribute", None, "{highest,highest}")
-    assert "jax_default_matmul_precision" in top["advice"] and "precision=" in top["advice"]
-
-
 def test_a_learning_rate_of_one_against_two_names_the_value_and_why_it_shows_as_added(tmp_path):
     # JAX folds ``p - 1.0 * g`` to ``p - g`` when it lowers the step, so a
     # learning rate of 1 against 2 is no constant change: run b has a multiply

@@ -539,15 +539,6 @@ RULES = (
          "tf.config.experimental.enable_tensor_float_32_execution (False gives every matmul "
          "and convolution precision HIGHEST; True, the default, none). The model code did "
          "not change here: make the same call, or none, in both runs."),
-    # JAX prints a dot's or convolution's precision only when one is set: by
-    # precision= at the call, or for the whole process (a session's run with
-    # jax_default_matmul_precision "highest" read "look for a changed option")
-    Rule("attribute", "jax", _named("operand_precision"),
-         "The precision of matrix multiplications or convolutions changed. JAX takes it "
-         "from precision= at the call {here}, else from jax_default_matmul_precision, set "
-         "for the whole process (jax.config.update, the JAX_DEFAULT_MATMUL_PRECISION "
-         "variable) or for a block (with jax.default_matmul_precision(...)): set it the "
-         "same way in both runs."),
     Rule("attribute", None, _always,
          "An attribute of an operation changed: look at the code {here} for a "
          "changed option (axis, precision, sharding)."),
