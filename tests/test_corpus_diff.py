@@ -232,3 +232,21 @@ def test_the_step_count_moved_with_the_update_it_counts(reports):
                if f.kind == "op_moved")
     assert {(w.a or "").split(".")[0] for w in top.where} >= {"Add_2", "Mul", "AssignSubVariableOp"}
     assert "constant(1)" in top.old
+
+
+def test_64_bit_values_in_one_run_only_are_jax_enable_x64_not_a_scalar_at_a_line(reports):
+    # jax_enable_x64: the same flax step, run_b with JAX_ENABLE_X64=1. A helper
+    # session's NNX run read "dtype s32[] -> s64[]" at the loss's line, advice
+    # "keep such values Python scalars", then PRNG internals as causes of
+    # their own ("the PRNG settings or the JAX version differ")
+    report = _report(reports, "jax_enable_x64")
+    top = report.findings[0]
+    assert top.program == "jit_train_step"
+    assert top.summary == "64-bit types in run b only: f32, s32, u32 -> f64, s64, u64"
+    assert "jax_enable_x64" in top.advice and "Python scalar" not in top.advice
+    assert not [f for f in report.findings if "PRNG settings" in f.advice]
+    # the side programs retyped so are the same finding, counted over them
+    assert sum(f.summary.startswith("64-bit types in run") for f in report.findings) == 1
+    assert top.detail == "(4 of 5 programs)"
+    mirror = compare(CORPUS / "jax_enable_x64" / "run_b", CORPUS / "jax_enable_x64" / "run_a")
+    assert mirror.findings[0].summary == "64-bit types in run a only: f64, s64, u64 -> f32, s32, u32"

@@ -303,7 +303,8 @@ RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": ru
 # ---------------------------------------------------------------------------
 # Cases.  Keys not given take the runner's DEFAULTS.
 # ---------------------------------------------------------------------------
-JAX = "/root/venvs/jax/bin/python"      # jax 0.10.2 + flax, optax, equinox
+# jax 0.10.2 + flax, optax, equinox (HLODIFF_JAX_PYTHON: another venv's python with those)
+JAX = os.environ.get("HLODIFF_JAX_PYTHON", "/root/venvs/jax/bin/python")
 JAX04 = "/root/venvs/jax04/bin/python"  # jax 0.4.30 (plain jax only)
 
 DEFAULTS = {
@@ -352,6 +353,8 @@ CASES = {
     # the SGD update moved under a lax.cond on a finite loss (run_b)
     "jax_update_under_cond": dict(
         runner="guarded_sgd", a=dict(guard=False), b=dict(guard=True)),
+    # JAX_ENABLE_X64=1 in run_b's environment only (the model code is the same)
+    "jax_enable_x64": dict(runner="flax", env=dict(b={"JAX_ENABLE_X64": "1"}), a={}, b={}),
     # single runs (one dump, several compilations of jit_train_step)
     "jax_recompile_last_batch": dict(
         runner="flax", single=True, run=dict(n_examples=100, batch=32)),
@@ -494,7 +497,8 @@ def one_run(name, run_id, cfg, python, out, extra_env=None):
     for c in compiles:
         c["in_cache_dir"] = c["jax_cache_key"] in on_disk
     return dict(log=log_path, compiles=compiles, versions=vers, notes=notes,
-                env={k: env[k] for k in OBS_ENV if k in env})
+                env={k: env[k] for k in OBS_ENV if k in env},
+                extra_env=dict(extra_env or {}))
 
 
 def config(name, run_id):
@@ -550,6 +554,9 @@ def observed_block(name, runs, dumps):
                if not c["in_cache_dir"]]
     if missing:
         notes.append("keys logged but absent from the cache dir: %s" % missing)
+    extra = {"run_" + k: r["extra_env"] for k, r in runs.items() if r["extra_env"]}
+    if extra:
+        how += "; environment set for one run only: %s" % json.dumps(extra)
     out = {"how": how, "programs": programs, "main_program_changed": changed}
     if notes:
         out["log_notes"] = notes
@@ -563,7 +570,8 @@ def make_pair(name):
     for run_id in ("a", "b"):
         out = dumps[run_id] = os.path.join(case_dir, "run_" + run_id)
         python = spec.get("python", {}).get(run_id, JAX)
-        runs[run_id] = one_run(name, run_id, config(name, run_id), python, out)
+        runs[run_id] = one_run(name, run_id, config(name, run_id), python, out,
+                               spec.get("env", {}).get(run_id))
         prune(out, spec.get("keep_sidecars", False), spec.get("after_only", False))
         compact(out)
     subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value, is_library_file
 from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, REWIRED, SHARDING_ANNOTATION,
-                       Finding)
+                       SIXTY_FOUR_BIT, Finding)
 
 
 @dataclass(frozen=True)
@@ -204,6 +204,11 @@ def _scalar(finding: Finding) -> bool:
     wrote, whose kind of number (weak or strong) decides the array's dtype."""
     return all(side is not None and re.fullmatch(r"\w+\[\](\{\})?", side)
                for side in (finding.old, finding.new))
+
+
+def _sixty_four_bit(finding: Finding) -> bool:
+    """Values widened to 64 bits in a run that alone has such (findings.py says so)."""
+    return finding.summary.startswith(SIXTY_FOUR_BIT)
 
 
 def _argument_passing(finding: Finding) -> bool:
@@ -429,6 +434,20 @@ RULES = (
          "The program's arguments changed order: pass them in the same order and "
          "structure in both runs (a list or dict built by looping over a set changes order "
          "from process to process with PYTHONHASHSEED: build it in sorted order)."),
+    # JAX makes every value 32-bit unless jax_enable_x64 is on: a run with
+    # 64-bit values where the other has none is that switch, not the code
+    # (a helper session's flax step read "keep such values Python scalars")
+    Rule("dtype", "jax", _sixty_four_bit,
+         "JAX computes in 64 bits only with jax_enable_x64 on, for the whole process: one "
+         "run had it on (JAX_ENABLE_X64=1 in its environment, or "
+         "jax.config.update('jax_enable_x64', True) in the script, a notebook or a library "
+         "it imports) and the other off. The model code did not change here: set it alike "
+         "in both runs."),
+    Rule("dtype", None, _sixty_four_bit,
+         "One run computes in 64 bits where the other has no 64-bit value at all: a "
+         "process-wide default dtype (tf.keras.backend.set_floatx('float64'), "
+         "torch.set_default_dtype(torch.float64)) or 64-bit inputs in that run. Set the "
+         "same default dtype and feed the same dtypes in both runs."),
     Rule("dtype", "jax", _scalar,
          "A scalar's dtype changed: JAX gives a Python scalar (2.0) the dtype of the array "
          "it meets, and a NumPy scalar (np.float32(2.0)) or a jnp array its own, which "

@@ -39,8 +39,8 @@ from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
-from .findings import (ARGUMENT_SHARDING, SHARDING_ANNOTATION, Finding, Where, finding, group,
-                       moved_by)
+from .findings import (ARGUMENT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding, Where,
+                       finding, group, moved_by)
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, verdicts)
 
@@ -251,7 +251,7 @@ def _once_per_run(findings: list[Finding], programs: int) -> list[Finding]:
     # a shift counted over programs stays with the first program's findings
     # (the main one's), so a program that really changed still comes first
     return [replace(f, program="" if f.kind == "environment" else f.program,
-                    detail=f"{f.detail} ({f.count} of {programs} programs)")
+                    detail=f"{f.detail} ({f.count} of {programs} programs)".lstrip())
             if n in wide and programs > 1 else f for n, f in enumerate(out)]
 
 
@@ -263,6 +263,8 @@ def _run_wide_key(finding: Finding) -> tuple | None:
         return (finding.kind, finding.detail.split(":")[0])
     if finding.kind in ("program_name", "module_number"):
         return (finding.kind, re.sub(r"\d+", "N", finding.detail))
+    if finding.summary.startswith(SIXTY_FOUR_BIT):  # one switch of the process
+        return (finding.kind, finding.summary.split(":")[0])
     return None
 
 

@@ -169,6 +169,11 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
     """The findings of one stage: ``roots`` grouped, each with what follows from it
     (``following`` is keyed by ``id()`` of a root change)."""
     findings: list[Finding] = []
+    widened, in_b = _widened_to_64_bits(roots, a, b)
+    if widened:
+        widened += _rebuilt_for_64_bits(roots, widened, a, b)
+        findings.append(_sixty_four_bit_finding(widened, in_b, following, stage))
+        roots = [c for c in roots if not any(c is w for w in widened)]
     structural = [c for c in roots if c.kind in _STRUCTURAL]
     parameters = [c for c in roots if c.kind == "parameter" and c.a is not None and c.b is not None]
     rest = [c for c in roots if c not in structural and not any(c is p for p in parameters)]
@@ -205,6 +210,87 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
     # related values first: of two on one line, the one the user wrote leads
     return _one_per_line(_related_constants(
         _with_incidental_metadata(findings, metadata_noise, stage), a, b))
+
+
+# What a finding of values computed in 64 bits in one run only starts with
+# (advice.py reads it).
+SIXTY_FOUR_BIT = "64-bit types in run"
+
+# Each element type and its 64-bit kind: what JAX's jax_enable_x64 widens.
+_WIDER = {"s32": "s64", "u32": "u64", "f32": "f64", "c64": "c128"}
+_SIXTY_FOUR_BIT_TYPE = re.compile(r"\b(s64|u64|f64|c128)\[")
+
+
+def _sixty_four_bit_types(module: Module) -> frozenset[str]:
+    """The 64-bit element types the program's values have. Read from the
+    program's file, whose unchanged lines are never parsed; from the
+    instructions where there is no file (a capture, a text given directly)."""
+    try:
+        with open(module.path, encoding="utf-8", errors="replace") as stream:
+            return frozenset(_SIXTY_FOUR_BIT_TYPE.findall(stream.read()))
+    except (OSError, TypeError):
+        return frozenset(t for _, i in module.instructions()
+                         for t in _SIXTY_FOUR_BIT_TYPE.findall(f"{i.shape}"))
+
+
+def _widened_to_64_bits(roots: list[Change], a: Module, b: Module) -> tuple[list[Change], bool]:
+    """The changes that only widen 32-bit values to their 64-bit kind (s32 to
+    s64, f32 to f64), when one run has 64-bit types the other has nowhere:
+    one setting of the whole process, as JAX's jax_enable_x64 is, not a
+    change at each place (a flax step run with JAX_ENABLE_X64=1 read "dtype
+    s32[] -> s64[]" at a cross-entropy's line, with advice on Python
+    scalars). JAX's PRNG counts in u64 whatever the setting, so a type both
+    runs have says nothing. With them, whether run b is the one in 64 bits;
+    [] otherwise."""
+    retyped = [c for c in roots if c.kind in ("dtype", "parameter")]
+    if not any(_widens(c, True) or _widens(c, False) for c in retyped):
+        return [], False  # no file read where nothing was widened
+    types_a, types_b = _sixty_four_bit_types(a), _sixty_four_bit_types(b)
+    if bool(types_a - types_b) == bool(types_b - types_a):
+        return [], False
+    in_b = bool(types_b - types_a)
+    return [c for c in retyped if _widens(c, in_b)], in_b
+
+
+def _widens(change: Change, in_b: bool) -> bool:
+    """Do the change's element types go from 32 to 64 bits (``in_b``) or
+    back, and nothing else change (dimensions, layout)?"""
+    narrow, wide = (change.old, change.new) if in_b else (change.new, change.old)
+    if not narrow or not wide:
+        return False
+    types = element_types(narrow).split(",")
+    if not any(t in _WIDER for t in types):
+        return False
+    widened = narrow
+    for t in set(types) & set(_WIDER):
+        widened = re.sub(rf"\b{t}\[", f"{_WIDER[t]}[", widened)
+    return widened == wide
+
+
+def _rebuilt_for_64_bits(roots: list[Change], widened: list[Change], a: Module,
+                         b: Module) -> list[Change]:
+    """Operations added or removed inside a function that also has values
+    widened to 64 bits, other than the program's entry: the same Python code
+    needs other operations for the wider type (JAX's uniform builds the bits
+    of an f64 from two 32-bit words: a shift-left, an or and a convert more,
+    an xor less), none of which the model's code asks for."""
+    inside = {name for c in widened for name in (c.computation, c.computation_a)} - \
+        {a.entry.name, b.entry.name, None}
+    return [c for c in roots if c.kind in _STRUCTURAL and c.computation in inside
+            and (c.computation_a or c.computation) in inside]
+
+
+def _sixty_four_bit_finding(widened: list[Change], in_b: bool,
+                            following: dict[int, list[Change]], stage: str) -> Finding:
+    """One finding of every value widened to 64 bits (in run b when ``in_b``),
+    naming the types."""
+    narrow = sorted({t for c in widened if c.kind not in _STRUCTURAL
+                     for t in element_types(c.old if in_b else c.new).split(",") if t in _WIDER})
+    old = ", ".join(narrow if in_b else (_WIDER[t] for t in narrow))
+    new = ", ".join((_WIDER[t] for t in narrow) if in_b else narrow)
+    derived = [d for c in widened for d in following.get(id(c), ())]
+    summary = f"{SIXTY_FOUR_BIT} {'b' if in_b else 'a'} only: {old} -> {new}"
+    return finding("dtype", stage, widened, old=old, new=new, derived=derived, summary=summary)
 
 
 # What a finding of arguments given another sharding starts with (advice.py
