@@ -250,3 +250,16 @@ def test_64_bit_values_in_one_run_only_are_jax_enable_x64_not_a_scalar_at_a_line
     assert top.detail == "(4 of 5 programs)"
     mirror = compare(CORPUS / "jax_enable_x64" / "run_b", CORPUS / "jax_enable_x64" / "run_a")
     assert mirror.findings[0].summary == "64-bit types in run a only: f64, s64, u64 -> f32, s32, u32"
+
+
+def test_a_precision_on_every_matmul_is_jax_default_matmul_precision_not_the_code(reports):
+    # jax_default_matmul_precision: the same flax step, run_b with
+    # JAX_DEFAULT_MATMUL_PRECISION=highest. A helper session's NNX run read
+    # "attribute (none) -> {highest,highest}" with "look at the code at this
+    # line for a changed option"
+    report = _report(reports, "jax_default_matmul_precision")
+    [top] = [f for f in report.findings if f.moves_a_hash]
+    assert top.summary == ("precision of every matmul and convolution: (none) -> "
+                           "{highest,highest}")
+    assert top.count == 5
+    assert "jax_default_matmul_precision" in top.advice and "look at the code" not in top.advice

@@ -1454,3 +1454,27 @@ def test_a_program_paired_across_a_rename_is_called_by_both_names():
     assert "jit__unstack vs jit_unstack" in programs
     headline = run_cli("diff", "--no-cache", *reversed(runs), expect=1).stdout.splitlines()[0]
     assert "jit_stage vs jit_convert_element_type," in headline
+
+
+TWO_DOTS = """HloModule jit_f, entry_computation_layout={(f32[4,4]{1,0}, f32[4,4]{1,0})->f32[4,4]{1,0}}
+
+ENTRY %main.1 (x.2: f32[4,4], w.3: f32[4,4]) -> f32[4,4] {
+  %x.2 = f32[4,4]{1,0} parameter(0)
+  %w.3 = f32[4,4]{1,0} parameter(1)
+  %dot.4 = f32[4,4]{1,0} dot(%x.2, %w.3), lhs_contracting_dims={1}, rhs_contracting_dims={0}FIRST
+  ROOT %dot.5 = f32[4,4]{1,0} dot(%dot.4, %w.3), lhs_contracting_dims={1}, rhs_contracting_dims={0}SECOND
+}
+"""
+
+
+@pytest.mark.parametrize("both, every", [(True, True), (False, False)])
+def test_a_precision_is_the_processs_only_when_every_matmul_has_it(tmp_path, both, every):
+    # JAX's jax_default_matmul_precision sets every dot's precision; a
+    # precision= given to one layer sets that layer's only, and is the code's
+    highest = ", operand_precision={highest,highest}"
+    a = TWO_DOTS.replace("FIRST", "").replace("SECOND", "")
+    b = TWO_DOTS.replace("FIRST", highest).replace("SECOND", highest if both else "")
+    report, _ = diff(tmp_path, a, b, expect=1)
+    top = report["findings"][0]
+    assert top["detail"] == "operand_precision"
+    assert top["summary"].startswith("precision of every matmul and convolution:") is every

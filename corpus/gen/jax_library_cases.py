@@ -355,6 +355,9 @@ CASES = {
         runner="guarded_sgd", a=dict(guard=False), b=dict(guard=True)),
     # JAX_ENABLE_X64=1 in run_b's environment only (the model code is the same)
     "jax_enable_x64": dict(runner="flax", env=dict(b={"JAX_ENABLE_X64": "1"}), a={}, b={}),
+    # JAX_DEFAULT_MATMUL_PRECISION=highest in run_b's environment only
+    "jax_default_matmul_precision": dict(
+        runner="flax", env=dict(b={"JAX_DEFAULT_MATMUL_PRECISION": "highest"}), a={}, b={}),
     # single runs (one dump, several compilations of jit_train_step)
     "jax_recompile_last_batch": dict(
         runner="flax", single=True, run=dict(n_examples=100, batch=32)),

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value, is_library_file
-from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, REWIRED, SHARDING_ANNOTATION,
-                       SIXTY_FOUR_BIT, Finding)
+from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, EVERY_MATMUL, REWIRED,
+                       SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding)
 
 
 @dataclass(frozen=True)
@@ -209,6 +209,11 @@ def _scalar(finding: Finding) -> bool:
 def _sixty_four_bit(finding: Finding) -> bool:
     """Values widened to 64 bits in a run that alone has such (findings.py says so)."""
     return finding.summary.startswith(SIXTY_FOUR_BIT)
+
+
+def _every_matmul(finding: Finding) -> bool:
+    """A precision set on every matmul and convolution (findings.py says so)."""
+    return finding.summary.startswith(EVERY_MATMUL)
 
 
 def _argument_passing(finding: Finding) -> bool:
@@ -558,6 +563,16 @@ RULES = (
          "tf.config.experimental.enable_tensor_float_32_execution (False gives every matmul "
          "and convolution precision HIGHEST; True, the default, none). The model code did "
          "not change here: make the same call, or none, in both runs."),
+    # jax_default_matmul_precision (or its context manager around the call)
+    # sets the precision of every dot_general and convolution JAX traces that
+    # has no precision= of its own; a flax step's five dots read "look at the
+    # code at this line for a changed option" (a helper session's run)
+    Rule("attribute", "jax", _every_matmul,
+         "The precision of every matmul and convolution changed, not one layer's: JAX sets it "
+         "for all of them from jax_default_matmul_precision (JAX_DEFAULT_MATMUL_PRECISION in "
+         "the environment, jax.config.update('jax_default_matmul_precision', ...), or a "
+         "`with jax.default_matmul_precision(...)` block around the call), in one run only or "
+         "to another value. The model code did not change here: set it alike in both runs."),
     Rule("attribute", None, _always,
          "An attribute of an operation changed: look at the code {here} for a "
          "changed option (axis, precision, sharding)."),

@@ -199,6 +199,9 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
                 metadata_noise += changes + derived
                 continue
         summary = _summary(first, len(changes))
+        if first.kind == "attribute" and first.detail == "operand_precision" and \
+                _every_matmul(changes, a, b):
+            summary = f"{EVERY_MATMUL} {old or '(none)'} -> {new or '(none)'}"
         placed = _placed_arguments(changes, b)
         if placed:
             summary = f"{ARGUMENT_SHARDING} {placed} {old or '(none)'} -> {new or '(none)'}"
@@ -210,6 +213,25 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
     # related values first: of two on one line, the one the user wrote leads
     return _one_per_line(_related_constants(
         _with_incidental_metadata(findings, metadata_noise, stage), a, b))
+
+
+# What a finding of a precision set on every matmul starts with (advice.py reads it).
+EVERY_MATMUL = "precision of every matmul and convolution:"
+_MATMULS = frozenset({"dot", "convolution"})
+
+
+def _every_matmul(changes: list[Change], a: Module, b: Module) -> bool:
+    """Do ``changes`` set the precision of every dot and convolution of both
+    programs? Then no line of the model set it, a setting of the whole
+    process did (JAX's jax_default_matmul_precision gave each of a flax
+    step's five dots operand_precision={highest,highest}, and the advice
+    read "look at the code at this line for a changed option"); a
+    precision= given to one layer changes that layer's alone."""
+    for module, side in ((a, "a"), (b, "b")):
+        changed = {getattr(c, side) for c in changes}
+        if any(i.opcode in _MATMULS and i.name not in changed for _, i in module.instructions()):
+            return False
+    return True
 
 
 # What a finding of values computed in 64 bits in one run only starts with
