@@ -1478,3 +1478,24 @@ def test_a_precision_is_the_processs_only_when_every_matmul_has_it(tmp_path, bot
     top = report["findings"][0]
     assert top["detail"] == "operand_precision"
     assert top["summary"].startswith("precision of every matmul and convolution:") is every
+
+
+@pytest.mark.parametrize("variable, value, flags, setting", [
+    ("JAX_DISABLE_MOST_OPTIMIZATIONS", "1",
+     {"xla_backend_optimization_level", "xla_llvm_disable_expensive_passes"},
+     "jax_disable_most_optimizations"),
+    ("JAX_COMPILER_ENABLE_REMAT_PASS", "0", {"xla_disable_hlo_passes"},
+     "jax_compiler_enable_remat_pass")])
+def test_an_xla_option_jax_sets_itself_is_named_with_xla_flags(tmp_path, variable, value, flags,
+                                                               setting):
+    # JAX sets these XLA options from its own configuration; a run with
+    # JAX_DISABLE_MOST_OPTIMIZATIONS=1 and the same XLA_FLAGS read "XLA's
+    # options differ between the runs: set the same XLA_FLAGS in both" (a
+    # helper session's run)
+    dump_runs(tmp_path / "a", "jax_fast_math", "off")
+    dump_runs(tmp_path / "b", "jax_fast_math", "off", env={variable: value})
+    report = json.loads(run_cli("diff", str(tmp_path / "a" / "off"), str(tmp_path / "b" / "off"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    named = [f for f in report["findings"] if f["kind"] == "environment"]
+    assert {f["new"].split(":")[0] for f in named} == flags
+    assert all(setting in f["advice"] and "XLA_FLAGS" in f["advice"] for f in named)

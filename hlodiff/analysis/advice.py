@@ -302,6 +302,13 @@ def _says(*words: str) -> Callable[[Finding], bool]:
     return test
 
 
+def _every(*tests: Callable[[Finding], bool]) -> Callable[[Finding], bool]:
+    """Do all of ``tests`` hold?"""
+    def test(finding: Finding) -> bool:
+        return all(t(finding) for t in tests)
+    return test
+
+
 def _named(*words: str) -> Callable[[Finding], bool]:
     def test(finding: Finding) -> bool:
         text = " ".join(filter(None, [finding.detail, finding.summary] +
@@ -321,6 +328,23 @@ RULES = (
     Rule("environment", None, _named(HLO_DEBUG),
          "torch-xla writes op metadata with XLA_HLO_DEBUG=1 only, and its graph hash (its "
          "cache key) holds XLA_HLO_DEBUG and XLA_IR_DEBUG: set them alike in both runs."),
+    # JAX sets some of XLA's options itself, from its own configuration
+    # (jax/_src/compiler.py get_compile_options): a run with
+    # JAX_DISABLE_MOST_OPTIMIZATIONS=1, its XLA_FLAGS the same, read "set the
+    # same XLA_FLAGS in both" (a helper session's run)
+    Rule("environment", "jax",
+         _named("xla_backend_optimization_level", "xla_llvm_disable_expensive_passes"),
+         "XLA's optimization level differs between the runs: JAX sets "
+         "xla_backend_optimization_level=0 and xla_llvm_disable_expensive_passes itself when "
+         "jax_disable_most_optimizations is on (JAX_DISABLE_MOST_OPTIMIZATIONS=1 in the "
+         "environment, or jax.config.update), as XLA_FLAGS can. Set both alike in both runs "
+         "(only the dump flags may differ)."),
+    Rule("environment", "jax", _every(_named("xla_disable_hlo_passes"),
+                                      _says("rematerialization")),
+         "XLA's rematerialization pass is off in one run: JAX turns it off itself when "
+         "jax_compiler_enable_remat_pass is False (JAX_COMPILER_ENABLE_REMAT_PASS=0 in the "
+         "environment, or jax.config.update), as XLA_FLAGS=--xla_disable_hlo_passes can. Set "
+         "both alike in both runs (only the dump flags may differ)."),
     Rule("environment", "jax", _named("flag", "debug_options"),
          "XLA's options differ between the runs: set the same XLA_FLAGS in both, and the "
          "same compiler_options to jax.jit where the code passes them (only the dump flags "
