@@ -1499,3 +1499,20 @@ def test_an_xla_option_jax_sets_itself_is_named_with_xla_flags(tmp_path, variabl
     named = [f for f in report["findings"] if f["kind"] == "environment"]
     assert {f["new"].split(":")[0] for f in named} == flags
     assert all(setting in f["advice"] and "XLA_FLAGS" in f["advice"] for f in named)
+
+
+def test_a_program_compiled_again_in_one_run_is_named_with_its_inputs(tmp_path):
+    # A short last batch in run b only: the step compiled a second time. The
+    # headline read "Same executable, no recompile: ...; 1 extra compilation
+    # in one run", right of the programs both runs compiled, but never said
+    # that run b compiled the step again, nor why (a helper session's run).
+    dump_runs(tmp_path, "jax_last_batch", "16", "20")
+    got = run_cli("diff", "--no-cache", str(tmp_path / "16"), str(tmp_path / "20"))
+    assert got.stdout.startswith("Same executable, no recompile")  # exit 0: both runs' step alike
+    headline = " ".join(got.stdout.split("\ncompared")[0].split())
+    assert "run b compiled jit_train_step again for other inputs, f32[8,16] -> f32[4,16], " \
+        "f32[8,4] -> f32[4,4] (smaller: a short last batch?)" in headline
+    report = json.loads(run_cli("diff", "--no-cache", "--format", "json", str(tmp_path / "20"),
+                                str(tmp_path / "16")).stdout)
+    [extra] = report["extra_compilations"]
+    assert (extra["run"], extra["program"], extra["smaller"]) == ("a", "jit_train_step", True)

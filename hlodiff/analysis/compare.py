@@ -106,7 +106,13 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     programs = _version_for_the_run(programs)
     extra: tuple[ExtraCompilation, ...] = ()
     if unpaired:
-        extra = tuple(ExtraCompilation(run, m.label, m.normalised)
+        # a program by its name, where the name tells it (torch-xla calls
+        # every graph SyncTensorsGraph)
+        named = Counter(module.normalised for pair in pairing.pairs for module in (pair.a, pair.b))
+        paired = {(run, module.normalised): module for pair in pairing.pairs
+                  for run, module in (("a", pair.a), ("b", pair.b)) if named[module.normalised] <= 2}
+        extra = tuple(ExtraCompilation(run, m.label, m.normalised,
+                                       *_inputs_again(paired.get((run, m.normalised)), m))
                       for run, modules in (("a", pairing.only_a), ("b", pairing.only_b))
                       for m in modules)
     splits = _splits(pairing, programs) if unpaired else ()
@@ -129,6 +135,46 @@ def compare_dumps(dump_a: Dump, dump_b: Dump, *, select: str | None = None, all:
     return replace(report, context=finding_contexts(
         report.findings, programs,
         lambda name: (_mlir_constants(pairs[name].a), _mlir_constants(pairs[name].b))))
+
+
+def _inputs_again(first: DumpModule | None, again: DumpModule) -> tuple[str, bool]:
+    """How the inputs of ``again``, a program compiled once more in a run
+    whose first compilation of it is paired across the runs (``first``),
+    differ from the first's (``f32[8,16] -> f32[4,16], f32[8,4] ->
+    f32[4,4]``), and whether they are smaller. Read from the two headers,
+    nothing parsed: run b fed one short batch more, which "Same executable,
+    no recompile" (right of the programs both runs compiled) left unsaid."""
+    if first is None or not first.normalised:
+        return "", False
+    old, new = first.argument_shapes, again.argument_shapes
+    if len(old) != len(new):
+        return f"{len(old)} -> {len(new)} inputs", False
+    changed = [(_plain_shape(x), _plain_shape(y)) for x, y in zip(old, new) if x != y]
+    if not changed:
+        return "the same input shapes", False
+    shown = ", ".join(f"{x} -> {y}" for x, y in changed[:3]) + \
+        (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    return shown, all(_smaller(y, x) for x, y in changed)
+
+
+def _smaller(shape: str, than: str) -> bool:
+    """Is ``shape`` of ``than``'s type and rank, no dimension larger, one smaller?"""
+    found, other = _DIMENSIONS.match(shape), _DIMENSIONS.match(than)
+    if found is None or other is None or found.group(1) != other.group(1) or \
+            found.group(2) == other.group(2):
+        return False
+    dims, bounds = (list(map(int, m.group(2).split(","))) if m.group(2) else []
+                    for m in (found, other))
+    return len(dims) == len(bounds) and all(d <= b for d, b in zip(dims, bounds))
+
+
+_LAYOUT_PART = re.compile(r"\{[^{}]*\}")
+_DIMENSIONS = re.compile(r"^([a-z0-9]+)\[([0-9,]*)\]$")
+
+
+def _plain_shape(shape: str) -> str:
+    """A shape as a user reads it: its layout left out (``f32[8,16]{1,0}``)."""
+    return _LAYOUT_PART.sub("", shape)
 
 
 def _main_in_one_run(dump_a: Dump, dump_b: Dump, pairing, split: set[str] = frozenset()) -> str:

@@ -90,6 +90,11 @@ class ExtraCompilation:
     run: str  # "a" or "b"
     module: str
     program: str
+    # A program both runs compiled, compiled again in this run: how its
+    # inputs differ from the paired compilation's, ``f32[8,16] -> f32[4,16]``
+    # (or "the same input shapes"); "" for a program of this run alone.
+    again: str = ""
+    smaller: bool = False  # every input that changed shrank (a short last batch?)
 
 
 @dataclass(frozen=True)

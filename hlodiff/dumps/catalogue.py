@@ -180,18 +180,24 @@ class DumpModule:
         """The module at ``stage`` if it was parsed already, else None."""
         return self._parsed.get(self.file(stage).relative)
 
-    @cached_property
+    @property
     def entry_parameters(self) -> int:
         """How many arguments the program takes, read from the header's
         entry_computation_layout (0 when the header does not say)."""
+        return len(self.argument_shapes)
+
+    @cached_property
+    def argument_shapes(self) -> tuple[str, ...]:
+        """The shape of each argument the program takes, as the header's
+        entry_computation_layout prints it (none when it does not say)."""
         if self.path is None:
-            return 0
+            return ()
         try:
             with open(self.path, encoding="utf-8", errors="replace") as f:
                 head = f.read(_HEADER_BYTES)
         except OSError:
-            return 0
-        return _count_parameters(head)
+            return ()
+        return _argument_shapes(head)
 
     @property
     def instruction_count(self) -> int:
@@ -211,26 +217,29 @@ _HEADER_BYTES = 1 << 20  # a header's entry_computation_layout, even for thousan
 _LAYOUT = "entry_computation_layout={("
 
 
-def _count_parameters(head: str) -> int:
+def _argument_shapes(head: str) -> tuple[str, ...]:
     """The top-level entries of the parameter tuple of the header's
     ``entry_computation_layout`` (the ``HloModule`` line)."""
     header = head.find("HloModule")
     start = head.find(_LAYOUT, header) if header >= 0 else -1
     if start < 0 or head.find("\n", header, start) >= 0:
-        return 0
-    depth, count, empty = 1, 0, True
-    for char in head[start + len(_LAYOUT):]:
+        return ()
+    start += len(_LAYOUT)
+    end = head.find("\n", start)  # the header is one line
+    depth, shapes, at = 1, [], start
+    for k in range(start, len(head) if end < 0 else end):
+        char = head[k]
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
             if depth == 0:
-                return 0 if empty else count + 1
+                last = head[at:k].strip()
+                return tuple(shapes + [last]) if last or shapes else ()
         elif char == "," and depth == 1:
-            count += 1
-        elif not char.isspace():
-            empty = False
-    return 0
+            shapes.append(head[at:k].strip())
+            at = k + 1
+    return ()
 
 
 # How much of a module's text ``DumpModule.head`` reads: the header, the

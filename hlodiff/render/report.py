@@ -15,7 +15,7 @@ compiled in one run only are ``extra_compilations``, not findings::
       "programs": [{"program", "a", "b", "how", "recompiles", "same_executable",
                     "hashes": {name: true | false | null}, "causes": n, "reason": str,
                     "main": bool}],                # the main program first among equals
-      "extra_compilations": [{"run": "a" | "b", "module", "program"}],
+      "extra_compilations": [{"run": "a" | "b", "module", "program", "again", "smaller"}],
       "splits": [{"run": "a" | "b", "program", "whole", "modules": [...], "holders": [...],
                   "moved", "missing"}],
       "stages": {"before_optimizations": {"a": path, "b": path, "changes": n}, ...},
@@ -103,7 +103,8 @@ def report_document(report: Report) -> dict[str, Any]:
                       "hashes": dict(p.hashes), "causes": p.causes, "reason": p.reason,
                       "main": p.main}
                      for p in report.programs],
-        "extra_compilations": [{"run": e.run, "module": e.module, "program": e.program}
+        "extra_compilations": [{"run": e.run, "module": e.module, "program": e.program,
+                                "again": e.again, "smaller": e.smaller}
                                for e in report.extra_compilations],
         "splits": [{"run": s.run, "program": s.program, "whole": s.whole,
                     "modules": list(s.modules),
@@ -213,8 +214,9 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     if split is not None:
         cause = f" Top cause: {spell.value(split.sentence)}."
     extra = len(report.extra_compilations)
-    extra_text = f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" \
-        if extra else ""
+    again = compiled_again(report, spell)
+    extra_text = f"; {extra} extra compilation{'s' if extra != 1 else ''} in one run" + \
+        (f": {again}" if again else "") if extra else ""
     if not cause and extra:
         # nothing both runs compiled explains the verdict: what one run alone
         # compiled does (Keras with jit_compile=False compiles a new layer's
@@ -275,6 +277,20 @@ def explains(finding: Finding | None, report: Report) -> bool:
     alike = {p.program for p in report.programs
              if p.recompiles is False and p.same_executable is True}
     return finding.program not in alike
+
+
+def compiled_again(report: Report, spell: Spelling = PLAIN) -> str:
+    """``run b compiled jit_train_step again, for other inputs: f32[8,16] ->
+    f32[4,16]``: a program both runs compiled that one run compiled once
+    more (a short last batch), which the verdict on the programs both runs
+    compiled does not cover; "" when none was."""
+    found = next((e for e in report.extra_compilations if e.again), None)
+    if found is None:
+        return ""
+    how = "with the same input shapes" if found.again == "the same input shapes" \
+        else f"for other inputs, {spell.value(found.again)}"
+    hint = " (smaller: a short last batch?)" if found.smaller else ""
+    return f"run {found.run} compiled {spell.value(found.program)} again {how}{hint}"
 
 
 def alone_compiled(report: Report, spell: Spelling = PLAIN) -> str:
