@@ -581,17 +581,16 @@ def _file_state(path: str) -> tuple[int, int] | None:
 def work_ahead(target: str) -> list[tuple[Callable, tuple[str, ...]]]:
     """What a diff of ``target`` (run a) against another run will ask a
     worker first, foreseen by the worker that the command starts before it
-    loads anything (hlodiff/dumps/pool.py, ``start_early``): the digests
-    and the checks of the main program's optimized file, which
-    ``_stage_diffs`` asks for as it pairs that file with the other run's.
-    Made while this process loads
-    and pairs the dumps, they are ready when asked; a diff that asks for
-    something else wastes only the other core's time."""
+    loads anything (hlodiff/dumps/pool.py, ``start_early``): the digests of
+    the main program's optimized file, which ``_stage_diffs`` asks for
+    first as it pairs that file with the other run's. Made while this
+    process loads and pairs the dumps, they are ready when asked (the
+    checks, asked next, use what they cut); a diff that asks for something
+    else wastes only the other core's time."""
     module = load_target(target).main_program()
     if module.stage_file(BEFORE) is None or module.stage_file(AFTER) is None:
         return []
-    path = str(module.root / module.file(AFTER).relative)
-    return [(digests_of, (path,)), (failing_computations, (path,))]
+    return [(digests_of, (str(module.root / module.file(AFTER).relative),))]
 
 
 def _answer(pending, k: int) -> Callable[[], object]:
