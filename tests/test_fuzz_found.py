@@ -564,3 +564,46 @@ def test_a_partly_replicated_sharding_is_its_groups_whatever_their_order(tmp_pat
     report, code = diff(tmp_path, text.replace(INPUTS, INPUTS.replace("{devices=[8,1]<=[8]}", old)),
                         text.replace(INPUTS, INPUTS.replace("{devices=[8,1]<=[8]}", new)))
     assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
+
+
+# Three copies of one value: lines alike, which the pairing may pair either way.
+COPIES = """HloModule m{SCHEDULED}, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0}, f32[4]{0})}
+
+ENTRY %e (p: f32[4]) -> (f32[4], f32[4], f32[4]) {
+  %p = f32[4]{0} parameter(0)
+  %c1 = f32[4]{0} copy(%p)
+  %c2 = f32[4]{0} copy(%p)
+  %c3 = f32[4]{0} copy(%p)
+  %n = f32[4]{0} negate(%c1)
+  ROOT %t = (f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(%n, %c2, %c3)
+}
+"""
+_C2, _C3 = "  %c2 = f32[4]{0} copy(%p)\n", "  %c3 = f32[4]{0} copy(%p)\n"
+
+
+@pytest.mark.parametrize("scheduled, old, new, same", [
+    # two of the copies swapped: a scheduled module prints them in text order
+    (True, _C2 + _C3, _C3 + _C2, False),
+    (False, _C2 + _C3, _C3 + _C2, True),
+    # the tuple reads them in another order: post order prints them so
+    (True, "tuple(%n, %c2, %c3)", "tuple(%n, %c3, %c2)", False),
+    (False, "tuple(%n, %c2, %c3)", "tuple(%n, %c3, %c2)", True),
+    # negate reads another copy: the first left unread, printed first
+    (False, "negate(%c1)", "negate(%c2)", False),
+])
+def test_reading_another_of_lines_alike_is_another_program_where_xla_prints_it_so(
+        tmp_path, scheduled, old, new, same):
+    """Found by an edit-kind campaign (lines swapped, on jit_init_fn's
+    scheduled module of corpus/jax_*: ten copies of one broadcast). XLA
+    names each line by its place as it prints it (text order when
+    scheduled, else post order): reading another of two copies of one value
+    is the same value but another program to jaxlib 0.10.2 exactly in these
+    cases. hlodiff said "Same executable" for each: an operand that reads a
+    line of equal value counted as no change."""
+    text = COPIES.replace("{SCHEDULED}", ", is_scheduled=true" if scheduled else "")
+    assert old in text
+    report, code = diff(tmp_path, text, text.replace(old, new))
+    assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
+    if not same:
+        top = report["findings"][0]
+        assert top["kind"] == "operands" and "XLA prints" in top["detail"]

@@ -136,28 +136,37 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
         if alike and not changes:
             changes.extend(_order_of_computations(alignment))
     if all(c.kind == "metadata" for c in changes):
-        if a.is_scheduled and b.is_scheduled:
-            changes.extend(_schedule_changes(alignment))
-        else:
-            changes.extend(change for match in alignment.computations if not match.unchanged
-                           for change in _ComputationDiff(alignment, match).unread_order_changes())
+        changes.extend(_order_changes(alignment))
     return changes
 
 
-def _schedule_changes(alignment: Alignment) -> list[Change]:
-    """Lines run in another order, where nothing else but metadata differs.
+def _order_changes(alignment: Alignment) -> list[Change]:
+    """Lines in another order, or reading another of lines alike, where
+    nothing else but metadata differs.
 
-    A scheduled module runs each computation's lines (fusion bodies aside)
-    in text order, and XLA prints and hashes them so: the same lines in
-    another order are another program (jaxlib 0.10.2's canonical prints of
-    two independent lines swapped differ). Where the program changed
-    otherwise, the scheduler moves lines because of that change (12 corpus
-    cases: a dtype, a batch size, an XLA upgrade...), and saying so would
-    only bury the cause; here nothing else can be."""
-    scheduled = alignment.a.schedule or {}
-    return [change for match in alignment.computations
-            if not match.unchanged and match.a.name in scheduled
-            for change in _ComputationDiff(alignment, match).order_changes()]
+    XLA prints and hashes each line by its place (``print_order``): a
+    scheduled module runs each computation's lines (fusion bodies aside)
+    in text order, and prints them so; other computations it prints in
+    post order. The same lines in another order are another program
+    (jaxlib 0.10.2's canonical prints of two independent lines swapped in
+    a scheduled module differ), and so is a line that reads another of two
+    lines alike, though it computes the same (two copies of one value
+    swapped in a tuple). Where the program changed otherwise, the scheduler
+    moves lines because of that change (12 corpus cases: a dtype, a batch
+    size, an XLA upgrade...), and saying so would only bury the cause; here
+    nothing else can be."""
+    a, b = alignment.a, alignment.b
+    scheduled = (a.schedule or {}) if a.is_scheduled and b.is_scheduled else {}
+    out = []
+    for match in alignment.computations:
+        if match.unchanged:
+            continue
+        computation = _ComputationDiff(alignment, match)
+        in_text_order = match.a.name in scheduled
+        moved = computation.order_changes() if in_text_order \
+            else computation.unread_order_changes()
+        out.extend(moved or computation.printed_place_changes(in_text_order))
+    return out
 
 
 def _meaning(attribute: Attribute) -> Any:
@@ -523,6 +532,72 @@ def _visit(module: Module, root: Computation, seen: set[str], out: list[Computat
             stack.append((inner, iter(inner.instructions), iter(())))
 
 
+# Collectives XLA prints after the earlier ones of their channel_id
+# (HloComputation::ComputeChannelDependencies).
+_CHANNEL_ORDERED = frozenset({"all-reduce", "all-gather", "all-to-all", "collective-broadcast",
+                              "collective-permute", "ragged-all-to-all", "reduce-scatter"})
+
+
+def print_order(computation: Computation, scheduled: bool) -> list[Instruction]:
+    """The lines of ``computation`` in the order XLA prints and hashes them,
+    each named by its place: text order when ``scheduled``; else XLA's post
+    order (HloComputation::MakeInstructionPostOrder, jaxlib 0.10.2): from
+    each line no other reads, in text order, depth first, each line after
+    its control predecessors (the last first), its operands (the first
+    first) and the collectives of its channel_id above it."""
+    instructions = computation.instructions
+    if scheduled:
+        return list(instructions)
+    by_name = computation.by_name
+    read = {operand for instruction in instructions for operand in instruction.operands}
+    channels = _earlier_of_channel(instructions)
+    printed: dict[str, bool] = {}  # False while its operands are visited, then True
+    out: list[Instruction] = []
+    for start in instructions:
+        if start.name in read or start.name in printed:
+            continue
+        stack = [start]
+        while stack:  # XLA's own stack: the same quirks, the same order
+            current = stack[-1]
+            state = printed.get(current.name)
+            if state is not None:
+                stack.pop()
+                if not state:
+                    printed[current.name] = True
+                    out.append(current)
+                continue
+            printed[current.name] = False
+            waiting = [] if current is start else channels.get(current.name, [])
+            waiting += [by_name[o] for o in reversed(current.operands) if o in by_name]
+            waiting += [by_name[p] for p in _control_predecessors(current) if p in by_name]
+            stack.extend(w for w in waiting if printed.get(w.name) is not True)
+    return out
+
+
+def _earlier_of_channel(instructions: tuple[Instruction, ...]) -> dict[str, list[Instruction]]:
+    """For each collective with a channel_id, those of the same channel above it."""
+    groups: dict[str, list[Instruction]] = {}
+    out: dict[str, list[Instruction]] = {}
+    for instruction in instructions:
+        if instruction.opcode in _CHANNEL_ORDERED:
+            channel = instruction.attribute("channel_id")
+            if channel is not None:
+                group = groups.setdefault(channel.text.strip(), [])
+                out[instruction.name] = list(group)
+                group.append(instruction)
+    return out
+
+
+def _control_predecessors(instruction: Instruction) -> list[str]:
+    """The names ``control-predecessors={%a, %b}`` lists, in order (a line
+    the unchanged pass left unread is read only if it names some)."""
+    if instruction.unchanged and "control" not in instruction.reader.line_text(instruction.offset):
+        return []
+    attribute = instruction.attribute("control-predecessors") \
+        or instruction.attribute("control_predecessors")
+    return [] if attribute is None else re.findall(r"%?([A-Za-z_][\w.\-]*)", attribute.text)
+
+
 def _unread(computation: Computation) -> list[str]:
     """The lines no other line of ``computation`` reads, in text order."""
     read = {operand for instruction in computation.instructions for operand in instruction.operands}
@@ -832,7 +907,7 @@ class _ComputationDiff:
 
     def order_changes(self) -> list[Change]:
         """The first line that runs elsewhere among the paired ones, if any,
-        the root among them (see _schedule_changes). For scheduled modules
+        the root among them (see _order_changes). For scheduled modules
         only: an unscheduled computation XLA prints in its own order,
         operands first, not the text's (XLA's print of an external Graphcore
         module moves a ROOT tuple above an after-all the tuple does not read)."""
@@ -848,6 +923,53 @@ class _ComputationDiff:
             self.match.a.by_name[x], self.match.b.by_name[pairs[x]],
             detail=f"{self.match.b.name} runs its lines in another order: a scheduled module "
                    "runs them in text order, and XLA prints and hashes them so")]
+
+    def printed_place_changes(self, scheduled: bool) -> list[Change]:
+        """The first line, as XLA prints them (``print_order``), that is not
+        alike in both runs or reads other places, if any. XLA names each line
+        by its place: of two lines alike (two copies of one value), reading
+        the one or the other is the same value but another program (jaxlib
+        0.10.2's canonical prints differ). The pairing cannot tell: it pairs
+        lines alike either way, and reading the other is no change of value."""
+        a, b = self.match.a, self.match.b
+        order_a, order_b = print_order(a, scheduled), print_order(b, scheduled)
+        if len(order_a) != len(order_b):
+            return []
+        place_a = {instruction.name: k for k, instruction in enumerate(order_a)}
+        place_b = {instruction.name: k for k, instruction in enumerate(order_b)}
+        values_a = values_b = None
+        for k, (x, y) in enumerate(zip(order_a, order_b)):
+            reads_x = [*x.operands, *_control_predecessors(x)]
+            reads_y = [*y.operands, *_control_predecessors(y)]
+            places_x = [place_a.get(name) for name in reads_x]
+            places_y = [place_b.get(name) for name in reads_y]
+            if self.match.pairs.get(x.name) != y.name:
+                if values_a is None:
+                    code_a, code_b = self.alignment.fingerprints or (None, None)
+                    values_a, values_b = _ValueKeys(a, code_a), _ValueKeys(b, code_b)
+                alike = values_a.key(x.name) == values_b.key(y.name)
+            else:
+                alike = True
+            if alike and places_x == places_y and (x is a.root) == (y is b.root):
+                continue
+            count = len(order_b)
+            where = "in text order, as the module is scheduled" if scheduled \
+                else "in post order, operands first"
+            moved = next((j for j, (p, q) in enumerate(zip(places_x, places_y)) if p != q), None)
+            if alike and moved is not None and len(places_x) == len(places_y):
+                ox, oy = a.by_name[reads_x[moved]], b.by_name[reads_y[moved]]
+                return [self._change(
+                    "operands", f"{_operand_label(a, ox.name)} printed {place_a[ox.name] + 1} "
+                    f"of {count}", f"{_operand_label(b, oy.name)} printed "
+                    f"{place_b[oy.name] + 1} of {count}", x, y,
+                    detail=f"{y.opcode} operand {moved} reads another of lines alike: the same "
+                           f"value, but XLA prints and hashes each line by its place ({where})")]
+            return [self._change(
+                "operands", f"printed {k + 1} of {count}: {_operand_label(a, x.name)}",
+                f"printed {k + 1} of {count}: {_operand_label(b, y.name)}", x, y,
+                detail=f"{b.name} holds the same lines as XLA prints them in another order "
+                       f"({where}), and XLA hashes them so")]
+        return []
 
     def unread_order_changes(self) -> list[Change]:
         """The first of the lines nothing reads (unused ones, and the ROOT)

@@ -140,6 +140,12 @@ class TextReader:
         end = text.find("\n", offset)
         return _CALLING.search(text, offset, end if end >= 0 else len(text)) is not None
 
+    def line_text(self, offset: int) -> str:
+        """The line that starts at ``offset``, without its newline."""
+        text = self.source.text
+        end = text.find("\n", offset)
+        return text[offset:end if end >= 0 else len(text)]
+
     def instruction(self, offset: int, line: int) -> Instruction:
         """The instruction at ``offset`` (line ``line``), read on its own."""
         scanner = HloScanner(self.source.text)
