@@ -5,6 +5,8 @@ kept as the pair a user would diff, with what XLA's own parser says of it
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import CONFORMANCE, CORPUS, run_cli
@@ -428,6 +430,21 @@ def test_an_adder_left_unused_moves_the_order_xla_prints_computations_in(tmp_pat
     # texts apart (it prints them alike where the order holds, as above).
     report, code = diff(tmp_path, THREE_REDUCERS.replace("REDUCER", "sum"),
                         THREE_REDUCERS.replace("REDUCER", "total"), "--no-cache")
+    assert (code, report["same_executable"]) == (1, False)
+    assert report["findings"][0]["kind"] == "called_computation"
+
+
+def test_an_adder_left_unused_moves_the_order_whatever_the_names(tmp_path):
+    """The same edit where run b renumbered every name (one more op compiled
+    before): an edit-kind campaign on a PyTorch/XLA step (seed 4, a reduce's
+    to_apply moved to another AddComputation, every name + 100). The
+    aligner paired the renamed adders the other way round, so no call read
+    another one, and hlodiff said "Same executable"; jaxlib 0.10.2 prints
+    the two texts apart, as without the renaming."""
+    renamed = re.sub(r"(%[A-Za-z_][\w\-]*|\b[a-z]\b(?=: f32))", r"\1.1",
+                     THREE_REDUCERS.replace("REDUCER", "total"))
+    assert "%total.1 (u.1: f32[], v.1: f32[])" in renamed
+    report, code = diff(tmp_path, THREE_REDUCERS.replace("REDUCER", "sum"), renamed, "--no-cache")
     assert (code, report["same_executable"]) == (1, False)
     assert report["findings"][0]["kind"] == "called_computation"
 

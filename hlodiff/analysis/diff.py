@@ -131,9 +131,9 @@ def diff_modules(a: Module, b: Module, alignment: Alignment | None = None) -> li
     if any(c.kind != "metadata" for c in changes):
         changes.extend(_unpaired_computations(alignment, alike))
         changes = _moved(alignment, changes)
-    else:  # the calls alike are all that may differ: the twin stays a change, as may the order
+    else:  # calls alike are all that may differ: the twin stays a change, as may the order
         changes.extend(_unpaired_computations(alignment, set()))
-        if alike and not changes:
+        if not changes:  # computations alike may be paired either way: the order tells
             changes.extend(_order_of_computations(alignment))
     if all(c.kind == "metadata" for c in changes):
         changes.extend(_order_changes(alignment))
@@ -477,7 +477,10 @@ def _order_of_computations(alignment: Alignment) -> list[Change]:
     the order they are called): XLA hashes that text, so the same code in
     another order is another fingerprint (a reduce that called a second
     adder instead of the first, which then went unused: jaxlib 0.10.2
-    prints them apart). Where the order holds, nothing differs."""
+    prints them apart). Where every name was renumbered, the aligner may
+    pair the adders either way, so that no call reads another: the order
+    is compared wherever nothing else differs. Where it holds, nothing
+    differs."""
     order_a, order_b = _post_order(alignment.a), _post_order(alignment.b)
     pairs = alignment.computation_pairs
     moved = next((k for k, (x, y) in enumerate(zip(order_a, order_b))
