@@ -299,3 +299,25 @@ def test_a_module_cut_short_is_an_error_not_a_program_compiled_once(tmp_path):
     result = run_cli("recompiles", str(run), expect=2)
     assert result.stdout == ""
     assert result.stderr.startswith(f"hlodiff: error: {cut}:") and result.stderr.count("\n") == 1
+
+
+def test_jax_0_4_30s_modules_ending_with_the_entrys_name_are_whole():
+    """jax 0.4.30 ends each module with ``} // main.9`` (XLA prints the name
+    of a computation of more than five lines after its '}'): recompiles
+    took every such module for one cut short, "hlodiff: error: ...: the
+    file ends inside a computation: it was cut short", exit 2, on any real
+    dump of that version."""
+    result = run_cli("recompiles", str(CORPUS / "jax_version_upgrade" / "run_a"), expect=0)
+    assert "jit__normal compiled 2 times" in result.stdout and result.stderr == ""
+
+
+@pytest.mark.parametrize("tail", ["// written by hand\n", "\n" * 300])
+def test_a_module_that_parses_is_whole_whatever_follows_its_last_brace(tmp_path, tail):
+    # A comment after the last '}', or more blank lines than the check reads:
+    # the module parses, so it is whole, and the recompilation is explained.
+    run = tmp_path / "run"
+    shutil.copytree(CORPUS / "jax_recompile_last_batch" / "run", run)
+    (module,) = run.glob("module_0015.jit_train_step.before_optimizations.txt")
+    module.write_text(module.read_text() + tail)
+    result = run_cli("recompiles", str(run), expect=1)
+    assert "jit_train_step compiled 2 times" in result.stdout and result.stderr == ""

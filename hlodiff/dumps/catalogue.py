@@ -127,9 +127,11 @@ class DumpModule:
 
     def check_whole(self) -> None:
         """Raise HlodiffError where ``path`` ends inside a computation, as a
-        file cut short does (XLA ends every module with a '}' line): what is
-        read of a module from its head alone (which function it traced, its
-        inputs) must not be trusted then, and the error is the parser's."""
+        file cut short does: what is read of a module from its head alone
+        (which function it traced, its inputs) must not be trusted then, and
+        the error is the parser's. XLA ends every module with a computation's
+        '}' line (``} // main.9`` in jax 0.4.30's dumps); a file that ends
+        otherwise is parsed, and is whole if it parses."""
         path = self.path
         if path is None:
             return
@@ -139,11 +141,10 @@ class DumpModule:
                 tail = stream.read()
         except OSError as err:
             raise HlodiffError(f"{path}: cannot read: {err.strerror}") from None
-        if tail.rstrip().endswith(b"}"):
+        if _CLOSED.search(tail):
             return
         from ..syntax.parser import parse_file
         parse_file(path)  # raises the error a diff of it would, at its line and column
-        raise HlodiffError(f"{path}: the file ends inside a computation: it was cut short")
 
     @property
     def size(self) -> int:
@@ -245,6 +246,9 @@ def _argument_shapes(head: str) -> tuple[str, ...]:
 # How much of a module's text ``DumpModule.head`` reads: the header, the
 # stack frame tables and the first instructions.
 _HEAD_CHARACTERS = 200_000
+# How XLA ends a module: a computation's '}', then its thread and the name
+# jax 0.4.30 prints after it (``}, execution_thread="x" // main.9``).
+_CLOSED = re.compile(rb'(?:^|\n)\}(?:, execution_thread="[^"\n]*")?(?: //[^\n]*)?\s*$')
 
 
 @dataclass(frozen=True)
