@@ -30,6 +30,25 @@ def test_a_file_before_optimizations_against_one_after_is_an_error():
     assert "Traceback" not in message
 
 
+def test_a_file_named_by_hand_is_told_optimized_or_not_by_its_header(tmp_path):
+    # The compile input and the optimized program of one run, copied to
+    # a.hlo and b.hlo: the names say no stage, and hlodiff read "Recompiles
+    # (jit_train_step), different executables. Top cause: constant 0 ->
+    # 0.125", exit 1. Only the optimized one is scheduled.
+    run = CORPUS / "jax_learning_rate" / "run_a"
+    a, b = tmp_path / "a.hlo", tmp_path / "b.hlo"
+    a.write_text(next(run.glob("*jit_train_step.before_optimizations.txt")).read_text())
+    b.write_text(next(run.glob("*jit_train_step.cpu_after_optimizations.txt")).read_text())
+    for x, y in ((a, b), (b, a)):
+        message = run_cli("diff", str(x), str(y), expect=2).stderr
+        assert message.startswith(f"hlodiff: error: {b} is scheduled, as XLA's optimized program")
+        assert f"and {a} is not, as a compile input is" in message
+        assert message.count("\n") == 1
+    # the same stage named by XLA on the other side: one program
+    dumped = next(run.glob("*jit_train_step.before_optimizations.txt"))
+    assert run_cli("diff", str(a), str(dumped), expect=0).stdout.startswith("Same executable")
+
+
 def test_dumps_of_two_frameworks_are_warned_about_before_the_verdict():
     result = run_cli("diff", str(CORPUS / "jax_learning_rate" / "run_a"),
                      str(CORPUS / "tf_learning_rate" / "run_a"), expect=1)

@@ -654,13 +654,31 @@ _STAGE_WORDS = {BEFORE: "the compile input (before optimizations)",
 
 def _same_stage(a: DumpModule, b: DumpModule) -> None:
     """One file before optimizations against one after is not a question about
-    two runs: XLA rewrote the program between the two, they always differ."""
+    two runs: XLA rewrote the program between the two, they always differ.
+    A file whose name gives no stage (``a.hlo``) is told by its header: only
+    XLA's scheduler, among its last passes, marks a module ``is_scheduled``,
+    so of two files one scheduled and one not, one was optimized and the
+    other was not (a hand-written or lowered compile input against the
+    optimized program read "Recompiles ... rewritten: expected after a code
+    change")."""
     stages = [m.primary.stage.name if m.primary and m.primary.stage else None for m in (a, b)]
+    paths = [m.root / m.primary.relative for m in (a, b)]
     if stages[0] != stages[1] and all(s in _STAGE_WORDS for s in stages):
-        paths = [m.root / m.primary.relative for m in (a, b)]
         raise HlodiffError(f"{paths[0]} is {_STAGE_WORDS[stages[0]]} and {paths[1]} is "
                            f"{_STAGE_WORDS[stages[1]]}: XLA rewrote the program between the "
                            "two, so they always differ; compare two files of the same stage")
+    if None not in stages:
+        return
+    scheduled = [_SCHEDULED in m.head().split("\n", 1)[0] for m in (a, b)]
+    if scheduled[0] != scheduled[1]:
+        optimized, other = (paths[0], paths[1]) if scheduled[0] else (paths[1], paths[0])
+        raise HlodiffError(f"{optimized} is scheduled, as XLA's optimized program (after "
+                           f"optimizations) is, and {other} is not, as a compile input is: XLA "
+                           "rewrote the program between the two, so they always differ; "
+                           "compare two files of the same stage")
+
+
+_SCHEDULED = "is_scheduled=true"
 
 
 _PRINTED_ONCE = ("printed in one run only (--xla_dump_large_constants): the compile input's "
