@@ -1,9 +1,12 @@
 """Fuzzing for wrong answers: a one-token edit changes the verdict exactly
 when it changes the program.
 
-Real modules (XLA's parser tests, small real dumps of every framework) each
-get one-token edits: a number, an opcode, an operand, an op_name, a name
-renamed everywhere it is used, ``ROOT`` moved to another line. Two judges read each pair of texts:
+Real modules (XLA's parser tests, small real dumps of every framework,
+before and after optimizations) each get one-token edits: a number, an
+opcode, an operand, an op_name, a name renamed everywhere it is used,
+``ROOT`` moved to another line; or one of two lines edits: an operand that
+reads another line of its shape, two neighbouring lines swapped. Two judges
+read each pair of texts:
 
 * XLA's own parser (jaxlib, in a subprocess: ``xla_reference.py``) prints
   both canonically (names by position, no metadata, every constant in full,
@@ -46,6 +49,7 @@ def _seeds() -> list[str]:
     paths = sorted((CONFORMANCE / "valid").glob("*.hlo"))
     for framework in ("jax", "tf", "torch"):
         paths += sorted(CORPUS.glob(f"{framework}_*/run_a/*before_optimizations.txt"))
+        paths += sorted(CORPUS.glob(f"{framework}_*/run_a/*after_optimizations.txt"))
     texts = [p.read_text() for p in paths]
     return [t for t in texts if len(t) <= _SIZE_LIMIT and "{...}" not in t]
 
@@ -83,8 +87,45 @@ def _options(token: str, literal: bool, opcode: bool) -> list[str]:
     return []
 
 
+_LINE = re.compile(r"^[ \t]*(?:ROOT )?%?([A-Za-z_][\w.\-]*) = (\S+)[^\n]*$", re.M)
+_READ = re.compile(r"%([A-Za-z_][\w.\-]*)")
+
+
+def _line_edit(text: str, rng: random.Random) -> tuple[str, str] | None:
+    """``text`` with two neighbouring lines swapped (where the second does
+    not read the first), or with a name a line reads replaced by another
+    line of its computation above it, of the same shape; and what the edit
+    was. (Found lines alike read one for another: two copies of one value
+    swapped in a scheduled module were "Same executable".)"""
+    lines = list(_LINE.finditer(text))
+    if len(lines) < 2:
+        return None
+    k = rng.randrange(len(lines) - 1)
+    first, second = lines[k], lines[k + 1]
+    if rng.random() < 0.5:
+        if text[first.end():second.start()] != "\n" \
+                or first.group(1) in _READ.findall(second.group()):
+            return None
+        return (text[:first.start()] + second.group() + "\n" + first.group() + text[second.end():],
+                f"lines {first.group(1)} and {second.group(1)} swapped")
+    computation = text.rfind("{\n", 0, second.start())
+    above = {m.group(1): m.group(2) for m in lines[:k + 1] if m.start() > computation}
+    defined = second.start() + second.group().index(" = ")
+    choices = [(read, other) for read in _READ.finditer(text, defined, second.end())
+               if read.group(1) in above for other, shape in above.items()
+               if other != read.group(1) and shape == above[read.group(1)]]
+    if not choices:
+        return None
+    read, other = rng.choice(choices)
+    return (text[:read.start(1)] + other + text[read.end(1):],
+            f"{second.group(1)} reads {other}, not {read.group(1)}")
+
+
 def _edit(text: str, rng: random.Random) -> tuple[str, str] | None:
-    """``text`` with one token edited, and what the edit was."""
+    """``text`` with one token edited (or, one time in five, one of
+    ``_line_edit``'s), and what the edit was."""
+    if rng.random() < 0.2:
+        return _line_edit(text, rng)
     body = text.index("\n") + 1  # the HloModule line names the program: not an edit of it
     tokens = [(m, options) for m in _TOKEN.finditer(text, body)
               if (options := _options(m.group(), _in_literal(text, m.start()),
