@@ -624,3 +624,26 @@ def test_reading_another_of_lines_alike_is_another_program_where_xla_prints_it_s
     if not same:
         top = report["findings"][0]
         assert top["kind"] == "operands" and "XLA prints" in top["detail"]
+
+
+PAD = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[1]{0}}
+
+ENTRY %e (p: f32[4]) -> f32[1] {
+  %p = f32[4]{0} parameter(0)
+  %zero = f32[] constant(0)
+  ROOT %pad = f32[1]{0} pad(%p, %zero), padding=VALUE
+}
+"""
+
+
+@pytest.mark.parametrize("old, new", [("-1_-2", "-2_-1"), ("-2_-2", "-2_-1"), ("0_-1", "0_-2")])
+def test_padding_of_minus_one_against_minus_two_is_another_program(tmp_path, old, new):
+    """A campaign on XLA's parser test PadHasNegativePadding: padding -2_-2
+    edited to -2_-1 was "Same executable". CPython hashes -1 as it hashes
+    -2, so the aligner's fingerprints of the two pads were equal, and the
+    differ compares no attribute of a pair of equal fingerprints. (Here the
+    first keeps element 1 of the four, the second element 2.)"""
+    report, code = diff(tmp_path, PAD.replace("VALUE", old), PAD.replace("VALUE", new))
+    assert (code, report["same_executable"]) == (1, False)
+    top = report["findings"][0]
+    assert (top["kind"], top["old"], top["new"]) == ("attribute", old, new)

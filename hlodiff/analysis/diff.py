@@ -1189,6 +1189,7 @@ class _ValueKeys:
         known = self.known.get(name)
         if known is not None:
             return known
+        from .align import meaning_number  # attributes as a number: see there
         by_name = self.computation.by_name
         pending = [name]
         while pending:  # iterative: value chains run thousands deep
@@ -1209,10 +1210,10 @@ class _ValueKeys:
                 continue
             value = instruction.operand_text if instruction.opcode in ("constant", "parameter") \
                 else ""
-            attributes, callees = frozenset(), ()
+            attributes, callees = None, ()
             if instruction.attribute_items:
-                attributes = frozenset(k for k in instruction.attribute_keys
-                                       if k[0] not in _NOT_COMPILED)
+                attributes = meaning_number(frozenset(k for k in instruction.attribute_keys
+                                                      if k[0] not in _NOT_COMPILED))
                 callees = tuple(map(self.code, instruction.called_computations))
             self.known[current] = hash((instruction.opcode, str(instruction.shape), value,
                                         tuple(self.known.get(o, hash(o))
