@@ -103,9 +103,10 @@ def _line_edit(text: str, rng: random.Random) -> tuple[str, str] | None:
     k = rng.randrange(len(lines) - 1)
     first, second = lines[k], lines[k + 1]
     if rng.random() < 0.5:
-        if text[first.end():second.start()] != "\n" \
-                or first.group(1) in _READ.findall(second.group()):
-            return None
+        reads = second.group()[second.group().index(" = "):]
+        if text[first.end():second.start()] != "\n" or re.search(
+                rf"(?<![\w.\-]){re.escape(first.group(1))}(?![\w.\-])", reads):
+            return None  # (XLA reads a name used above its line as something else)
         return (text[:first.start()] + second.group() + "\n" + first.group() + text[second.end():],
                 f"lines {first.group(1)} and {second.group(1)} swapped")
     computation = text.rfind("{\n", 0, second.start())
