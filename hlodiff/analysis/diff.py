@@ -958,13 +958,13 @@ class _ComputationDiff:
             count = len(order_b)
             where = "in text order, as the module is scheduled" if scheduled \
                 else "in post order, operands first"
-            moved = next((j for j, (p, q) in enumerate(zip(places_x, places_y)) if p != q), None)
+            moved = next((j for j, (p, q) in enumerate(zip(places_x, places_y))
+                          if p != q and None not in (p, q)), None)
             if alike and moved is not None and len(places_x) == len(places_y):
-                ox, oy = a.by_name[reads_x[moved]], b.by_name[reads_y[moved]]
                 return [self._change(
-                    "operands", f"{_operand_label(a, ox.name)} printed {place_a[ox.name] + 1} "
-                    f"of {count}", f"{_operand_label(b, oy.name)} printed "
-                    f"{place_b[oy.name] + 1} of {count}", x, y,
+                    "operands", f"{_operand_label(a, reads_x[moved])} printed "
+                    f"{places_x[moved] + 1} of {count}", f"{_operand_label(b, reads_y[moved])} "
+                    f"printed {places_y[moved] + 1} of {count}", x, y,
                     detail=f"{y.opcode} operand {moved} reads another of lines alike: the same "
                            f"value, but XLA prints and hashes each line by its place ({where})")]
             return [self._change(
