@@ -647,3 +647,38 @@ def test_padding_of_minus_one_against_minus_two_is_another_program(tmp_path, old
     assert (code, report["same_executable"]) == (1, False)
     top = report["findings"][0]
     assert (top["kind"], top["old"], top["new"]) == ("attribute", old, new)
+
+
+SEND_RECV = CONFORMANCE / "valid" / "parser_test_SendRecv.hlo"
+CONTROL = """HloModule m, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0})}
+
+ENTRY %e (p: f32[4]) -> (f32[4], f32[4]) {
+  %p = f32[4]{0} parameter(0)
+  %x = f32[4]{0} negate(%p)
+  %y = f32[4]{0} exponential(%p)CONTROL
+  ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%y, %x)
+}
+"""
+
+
+@pytest.mark.parametrize("old, new, same", [
+    # the send after the recv-done instead of the recv: printed alike
+    (", control-predecessors={%recv}", ", control-predecessors={%recv-done}", True),
+    (", control-predecessors={%recv}", "", True),
+    # exponential after negate: XLA's post order prints negate first
+    ("CONTROL", ", control-predecessors={%x}", False),
+])
+def test_control_predecessors_count_by_the_order_they_give_xlas_print(tmp_path, old, new, same):
+    """The verdict fuzz, seed 421, on XLA's parser test SendRecv: the send's
+    control-predecessors={%recv} edited to {%recv-done} read as an attribute
+    change, "Recompiles". XLA's canonical print (and its fingerprint) leaves
+    control dependencies out; they count only where they move the order it
+    prints lines in (jaxlib 0.10.2 for all three pairs)."""
+    text = SEND_RECV.read_text() if "recv" in old else CONTROL
+    if old == "CONTROL":
+        old_text, new_text = text.replace(old, ""), text.replace(old, new)
+    else:
+        assert old in text
+        old_text, new_text = text, text.replace(old, new)
+    report, code = diff(tmp_path, old_text, new_text)
+    assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
