@@ -282,8 +282,8 @@ def test_a_renumbered_pair_skips_what_holds_the_same():
     plan = unchanged.plan_pair(text_a, renumbered_text(text_a))
     assert plan is not None
     # every computation but the entry, under its new name; but those whose
-    # control-predecessors name instructions, which the differ compares as
-    # text, and those that call them
+    # control-predecessors name instructions (which the pass does not see
+    # through), and those that call them
     left_out = set(re.findall(r"\n%([^ ]+) ", text_a)).difference(plan.seed.identical)
     assert 0 < len(left_out) < 5
     for name in left_out:
