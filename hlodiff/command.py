@@ -18,7 +18,7 @@ def main() -> None:
     try:
         from .dumps import pool
         if sys.argv[1:2] == ["diff"]:
-            pool.start_early(sys.argv[2:], ahead="hlodiff.analysis.compare:work_ahead")
+            pool.start_early(sys.argv[2:])
         from .cli import main as command_line
         command_line()
     except SystemExit as end:

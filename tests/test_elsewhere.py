@@ -4,16 +4,13 @@ byte, errors included, and survive a worker that dies."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from conftest import CORPUS, ROOT, run_cli
+from conftest import CORPUS, run_cli
 from hlodiff.analysis import compare
-from hlodiff.dumps import load_dump, pool
+from hlodiff.dumps import pool
 from hlodiff.syntax import unchanged
 
 # Cases of every framework, a model change and a renumbered loop among them.
@@ -59,15 +56,11 @@ def test_a_stage_diffed_in_a_worker_reads_as_one_diffed_here(case, monkeypatch):
     calls = _send_away(monkeypatch)
     away = _diff(case)
     assert calls, "no stage was diffed in a worker"
-    assert [name for name, _, _ in calls] == \
-        ["digests_of", "failing_computations", "diff_stage_files"] * (len(calls) // 3)
-    # a worker for each program with both stages
-    for (_, cut, digests), (_, checked, checks), (_, diffed, diff) in \
-            zip(calls[::3], calls[1::3], calls[2::3]):
-        assert cut == checked and "after_optimizations" in checked[0]
-        assert "before_optimizations" in str(diffed[0])
-        assert digests is not None and digests[1] is None  # the worker's digests were used
-        assert diff is not None and diff[1] is None  # and its diff
+    assert [name for name, _, _ in calls] == ["failing_computations", "diff_stage_files"] * \
+        (len(calls) // 2)  # a worker for each program with both stages
+    for (_, checked, checks), (_, diffed, diff) in zip(calls[::2], calls[1::2]):
+        assert "after_optimizations" in checked[0] and "before_optimizations" in str(diffed[0])
+        assert diff is not None and diff[1] is None  # the worker's diff was the one used
         assert checks is None or checks == (frozenset(), None)  # asked for only on big files
     assert (away.exit_code, away.stdout, away.stderr) == (here.exit_code, here.stdout, here.stderr)
 
@@ -137,48 +130,3 @@ def test_checks_made_in_the_worker_reject_what_the_parser_rejects(how, where, tm
     assert len(asked) == 1 and asked[0][0].endswith(MAIN)  # only the big file's checks
     answer, error = asked[0][1]
     assert error is None and len(answer) == 1  # the broken computation, found by the worker
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_the_call_a_worker_makes_ahead_is_the_first_a_diff_asks(case, monkeypatch):
-    # hlodiff/command.py starts a worker that makes compare.work_ahead's
-    # calls while the command loads; they count only if asked for exactly.
-    # Here every program goes to a worker; on big dumps the main one does.
-    calls = _send_away(monkeypatch)
-    _diff(case)
-    foreseen = [(f.__name__, args) for f, args in compare.work_ahead(str(CORPUS / case / "run_a"))]
-    assert [name for name, _ in foreseen] == ["digests_of"]
-    assert foreseen[0] in [tuple(call[:2]) for call in calls]
-    main = load_dump(CORPUS / case / "run_a").main_program()
-    assert main.label in foreseen[0][1][0]
-
-
-def test_a_call_made_ahead_answers_when_asked_unless_its_file_changed(tmp_path):
-    run = tmp_path / "run_a"
-    shutil.copytree(CORPUS / "bench_model_change" / "run_a", run)
-    made = pool._made_ahead(["hlodiff.analysis.compare:work_ahead", str(run)])
-    [((name, args), (outcome, files))] = made.items()
-    assert name == "hlodiff.analysis.compare:digests_of"
-    assert outcome == pool._call(compare.digests_of, args)
-    assert pool._unchanged(files)
-    path = args[0]
-    with open(path, "a", encoding="utf-8") as text:
-        text.write("\n")  # a dump rewritten after the worker read it
-    assert not pool._unchanged(files)
-    # not a dump, or nothing foreseen: only the head start is lost
-    assert pool._made_ahead(["hlodiff.analysis.compare:work_ahead", str(tmp_path / "none")]) == {}
-    assert pool._made_ahead([]) == {}
-
-
-def test_a_diff_whose_worker_worked_ahead_reads_as_one_diffed_here():
-    # The command as installed (hlodiff/command.py), its thresholds lowered
-    # so that a small case takes the path a big dump takes.
-    case = CORPUS / "bench_model_change"
-    script = ("import sys; from hlodiff.dumps import pool; from hlodiff.analysis import compare\n"
-              "pool.MIN_BYTES = 0; pool.os.cpu_count = lambda: 2; compare.ELSEWHERE_BYTES = 0\n"
-              "from hlodiff.command import main; main()\n")
-    got = subprocess.run([sys.executable, "-c", script, "diff", "--no-cache", "--format", "json",
-                          str(case / "run_a"), str(case / "run_b")], capture_output=True,
-                         text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
-    assert got.returncode == 1, got.stderr
-    assert got.stdout == _diff("bench_model_change", expect=1).stdout

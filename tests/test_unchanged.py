@@ -297,30 +297,6 @@ def test_a_renumbered_pair_skips_what_holds_the_same():
     assert all(y != x for x, y in lines.pairs.items() if re.search(r"\.\d+$", x))
 
 
-@pytest.mark.parametrize("case, renamed", [("bench_model_change", True),
-                                           ("jax_learning_rate", False)])
-def test_digests_made_elsewhere_pair_as_digests_made_here(case, renamed):
-    # A worker makes run a's digests (hlodiff/analysis/compare.py,
-    # digests_of), knowing no computation by name, while this process makes
-    # run b's: a renumbered pair (most computations by digest) and a
-    # learning-rate pair (most by name) must pair as if made here, and a
-    # worker's answer that does not fit the text is not taken.
-    from hlodiff.syntax.unchanged.pairing import digests
-    main = load_dump(CORPUS / case / "run_a").main_program()
-    text_a, text_b = _texts(case, main.file(AFTER).relative)
-    made, _ = digests(text_a, outline_of(text_a))
-    here = unchanged.plan_pair(text_a, text_b)
-    for given in (made, None, ({}, {}), ({"no such computation": None}, {}), "nonsense"):
-        plan = unchanged.plan_pair(text_a, text_b, digests_a=lambda: given)
-        assert plan.seed.identical == here.seed.identical
-        assert plan.seed.kin == here.seed.kin  # the very kin this process makes
-    # computations paired whole by the digest the worker made of them (the
-    # rest by name, or calling what is known by name: made again here)
-    kin, _ = made
-    by_digest = sum(here.seed.kin[a] == kin[a] for a in here.seed.identical)
-    assert by_digest > 100 if renamed else by_digest < 0.1 * len(here.seed.identical)
-
-
 def test_stack_frames_renumbered_read_as_the_frames_they_are():
     preamble_a = ('HloModule m\n\nFileNames\n1 "f.py"\n\nFunctionNames\n1 "g"\n\n'
                   "FileLocations\n1 {file_name_id=1 function_name_id=1 line=3}\n"

@@ -31,7 +31,7 @@ from .hashes import hashes_proto, moves
 
 if TYPE_CHECKING:
     from ..syntax.unchanged import Seed
-    from ..syntax.unchanged.plan import Checked, Digested
+    from ..syntax.unchanged.plan import Checked
 
 Step = Callable[[str], None]  # told what compare is about to do, for a progress display
 
@@ -498,9 +498,7 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
         # First the checks of the optimized program's run a, wanted soon, then
         # the compile input's diff, wanted last. Started before this process
         # loads the parser (a tenth of a second), which the worker loads meanwhile.
-        optimized_a = str(paths[AFTER][0])
-        pending = pool.elsewhere((digests_of, (optimized_a,)),
-                                 (failing_computations, (optimized_a,)),
+        pending = pool.elsewhere((failing_computations, (str(paths[AFTER][0]),)),
                                  (diff_stage_files, (*paths[away], names[away])))
     from ..syntax.unchanged import Seed
     done: dict[str | None, StageDiff] = {}
@@ -509,7 +507,7 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
             what = stage or "HLO"  # this process's stages first, then the worker's
             if pending is not None and stage == away:
                 step(f"waiting for the diff of {what}")
-                outcome = pending.outcome(2)
+                outcome = pending.outcome(1)
                 if outcome is not None and outcome[1] is None:
                     done[stage] = outcome[0]
                     continue  # else diffed here, to raise its error as a small dump would
@@ -519,14 +517,13 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
                 step(f"aligning and diffing {what}")
                 done[stage] = _diff_stage(ma, mb, Seed(), names[stage], *paths[stage])
             else:
-                given = pending is not None and stage == AFTER
+                checked = _answer(pending, 0) if pending is not None and stage == AFTER else None
                 done[stage] = diff_stage_files(*paths[stage], names[stage], step=step,
-                                               failing_a=_answer(pending, 1) if given else None,
-                                               digests_a=_answer(pending, 0) if given else None)
+                                               failing_a=checked)
     except HlodiffError:
         if pending is not None and away not in done:
             # the earlier stage's error is the one to tell, as in order
-            outcome = pending.outcome(2)
+            outcome = pending.outcome(1)
             if outcome is None or outcome[1] is not None:
                 diff_stage_files(*paths[away], names[away])
         raise
@@ -537,60 +534,12 @@ def _stage_diffs(a: DumpModule, b: DumpModule, step: Step) -> list[StageDiff]:
 
 
 @paused()  # a whole file cut at its names: millions of strings, no garbage
-def digests_of(path: str) -> tuple[dict, dict] | None:
-    """hlodiff/syntax/unchanged/pairing.py's ``digests`` of the HLO file at
-    ``path``, for a worker (named here, it is sent before this process has
-    loaded the parser); None when it is not laid out as XLA prints it. The
-    file as cut is kept for ``failing_computations``, the worker's next call."""
-    from ..syntax.parser import read_text
-    from ..syntax.unchanged.outline import outline_of
-    from ..syntax.unchanged.pairing import digests
-    state = _file_state(path)
-    text = read_text(path)
-    outline = outline_of(text)
-    if outline is None:
-        return None
-    found, skeletons = digests(text, outline)
-    _cut[path] = (state, (text, outline, skeletons))
-    return found
-
-
-# In a worker: run a's file as ``digests_of`` cut it, by path, with its state then.
-_cut: dict[str, tuple] = {}
-
-
-@paused()
 def failing_computations(path: str) -> frozenset[str] | None:
     """hlodiff/syntax/unchanged/checks.py's ``failing_computations``, for a
     worker: named here, a worker is sent it before this process has loaded
-    the parser that module needs. What ``digests_of`` cut is used again if
-    the file has not changed since."""
+    the parser that module needs."""
     from ..syntax.unchanged.checks import failing_computations as failing
-    state, cut = _cut.pop(path, (None, None))
-    return failing(path, cut if state is not None and state == _file_state(path) else None)
-
-
-def _file_state(path: str) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return stat.st_size, stat.st_mtime_ns
-
-
-def work_ahead(target: str) -> list[tuple[Callable, tuple[str, ...]]]:
-    """What a diff of ``target`` (run a) against another run will ask a
-    worker first, foreseen by the worker that the command starts before it
-    loads anything (hlodiff/dumps/pool.py, ``start_early``): the digests of
-    the main program's optimized file, which ``_stage_diffs`` asks for
-    first as it pairs that file with the other run's. Made while this
-    process loads and pairs the dumps, they are ready when asked (the
-    checks, asked next, use what they cut); a diff that asks for something
-    else wastes only the other core's time."""
-    module = load_target(target).main_program()
-    if module.stage_file(BEFORE) is None or module.stage_file(AFTER) is None:
-        return []
-    return [(digests_of, (str(module.root / module.file(AFTER).relative),))]
+    return failing(path)
 
 
 def _answer(pending, k: int) -> Callable[[], object]:
@@ -624,18 +573,16 @@ def _diffed_elsewhere(a: DumpModule, b: DumpModule, stages: list[str | None],
 
 @paused()  # in a worker too: see compare_dumps
 def diff_stage_files(path_a: Path, path_b: Path, name: str, step: Step = _quiet,
-                     failing_a: Checked = None, digests_a: Digested = None) -> StageDiff:
+                     failing_a: Checked = None) -> StageDiff:
     """The diff of two HLO files of one stage: on big files, what they share
     left unparsed and paired already (see hlodiff/syntax/unchanged/;
-    ``failing_a``, ``digests_a``: its checks and digests of run a's file,
-    made elsewhere). A module-level function, so that a worker process can
-    run it."""
+    ``failing_a``: its checks of run a's file, made elsewhere). A
+    module-level function, so that a worker process can run it."""
     from ..syntax import unchanged
     from ..syntax.parser import read_text
     from ..syntax.unchanged import parse_pair
     ma, mb, seed = parse_pair(read_text(path_a), read_text(path_b), str(path_a), str(path_b),
-                              min_bytes=unchanged.MIN_BYTES, failing_a=failing_a,
-                              digests_a=digests_a)
+                              min_bytes=unchanged.MIN_BYTES, failing_a=failing_a)
     step(f"aligning and diffing {name}")
     return _diff_stage(ma, mb, seed, name, path_a, path_b)
 

@@ -144,23 +144,18 @@ def _start(calls: list[tuple[Callable[..., Any], tuple]]) -> subprocess.Popen | 
     try:
         if worker is None or worker.poll() is not None:
             worker = _spawn()
-        pickle.dump([(_name(function), args) for function, args in calls], worker.stdin)
-        worker.stdin.close()  # a few paths: no deadlock
+        named = [(f"{function.__module__}:{function.__qualname__}", args) for function, args in calls]
+        pickle.dump(named, worker.stdin)  # a few paths: no deadlock
+        worker.stdin.close()
     except OSError:
         return None
     return worker
 
 
-def _name(function: Callable[..., Any]) -> str:
-    return f"{function.__module__}:{function.__qualname__}"
-
-
-def _spawn(ahead: tuple[str, ...] = ()) -> subprocess.Popen:
-    """A worker, waiting for its calls on stdin; raises OSError. ``ahead``:
-    a "module:function" and its string arguments, called before the calls
-    come (see ``start_early``)."""
+def _spawn() -> subprocess.Popen:
+    """A worker, waiting for its calls on stdin; raises OSError."""
     package_root = str(Path(__file__).resolve().parents[2])  # this hlodiff, not another
-    return subprocess.Popen([sys.executable, "-c", _BOOT, package_root, str(os.getpid()), *ahead],
+    return subprocess.Popen([sys.executable, "-c", _BOOT, package_root, str(os.getpid())],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
 
@@ -169,30 +164,21 @@ def _spawn(ahead: tuple[str, ...] = ()) -> subprocess.Popen:
 _early: subprocess.Popen | None = None
 
 
-def start_early(arguments: list[str], ahead: str | None = None) -> None:
+def start_early(arguments: list[str]) -> None:
     """Start a worker now when ``arguments`` name files or dump directories
     holding ``MIN_BYTES`` or more, with a core to spare: the diff of big
     dumps hands a worker the compile input, and a worker takes a tenth of a
     second to start, as long as this process takes to load the command
     line, the analysis and the renderers. Started first, it is ready when
     asked. Never asked (the diff came from the cache, say), it ends with
-    this process: its stdin closes.
-
-    ``ahead``, "module:function", is called in the worker at once with the
-    first argument that names a file or directory, while this process loads
-    and pairs the dumps (named, not given: this process has not loaded it
-    yet): the calls it foresees, (function, arguments) pairs, each
-    argument a path, are made before they are asked for, and their
-    outcomes kept for when they are."""
+    this process: its stdin closes."""
     global _early
     if _early is not None or (os.cpu_count() or 1) < 2:
         return
-    sizes = list(map(_bytes_in, arguments))
-    if sum(sizes) < MIN_BYTES:
+    if sum(map(_bytes_in, arguments)) < MIN_BYTES:
         return
-    first = next((argument for argument, size in zip(arguments, sizes) if size), None)
     try:
-        _early = _spawn((ahead, first) if ahead is not None and first else ())
+        _early = _spawn()
     except OSError:
         pass
 
@@ -223,55 +209,18 @@ def _serve() -> None:
     """A worker: ("module:function", argument tuple) pairs in on stdin, the
     outcome of each call out on stdout as soon as it is made."""
     _end_with_parent(int(sys.argv[2]))
-    made = _made_ahead(sys.argv[3:])
     try:
         calls = pickle.load(sys.stdin.buffer)
     except EOFError:  # started early, never asked
         return
     for name, args in calls:
-        outcome = made.pop((name, args), None)
-        if outcome is None or not _unchanged(outcome[1]):
-            outcome = _call(_function(name), args), None
+        module, qualname = name.split(":")
+        outcome = _call(getattr(importlib.import_module(module), qualname), args)
         # Pickled whole before it is written: pickled into the pipe, it would
         # be made as the caller reads it, on the caller's time (a big diff:
         # 0.2 s), since the pipe holds only a few pages.
-        sys.stdout.buffer.write(pickle.dumps(outcome[0], protocol=pickle.HIGHEST_PROTOCOL))
+        sys.stdout.buffer.write(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL))
         sys.stdout.buffer.flush()
-
-
-def _function(name: str) -> Callable[..., Any]:
-    module, qualname = name.split(":")
-    return getattr(importlib.import_module(module), qualname)
-
-
-def _made_ahead(ahead: list[str]) -> dict[tuple[str, tuple], tuple[Outcome, list]]:
-    """The outcomes of the calls ``ahead`` ("module:function", then its
-    argument) foresees, by (function name, arguments), each with the state
-    of the files it read as it began. Whatever goes wrong here only loses
-    the head start: the calls are made when asked."""
-    made: dict[tuple[str, tuple], tuple[Outcome, list]] = {}
-    if len(ahead) != 2:
-        return made
-    try:
-        for function, args in _function(ahead[0])(ahead[1]):
-            files = [_state(path) for path in args]
-            made[(_name(function), args)] = (_call(function, args), files)
-    except Exception:
-        pass
-    return made
-
-
-def _state(path: str) -> tuple[str, int, int]:
-    stat = os.stat(path)
-    return path, stat.st_size, stat.st_mtime_ns
-
-
-def _unchanged(files: list[tuple[str, int, int]]) -> bool:
-    """Are the files a call made ahead read as they were then?"""
-    try:
-        return all(_state(state[0]) == state for state in files)
-    except OSError:
-        return False
 
 
 def _end_with_parent(parent: int) -> None:

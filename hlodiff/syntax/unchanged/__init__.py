@@ -53,7 +53,7 @@ from ...model import Module
 from ..parser import parse
 from . import pairing
 from .outline import outline_of
-from .plan import Checked, Digested, LinePairs, Plan, Run, Seed, SeedSide, SkippedComputation
+from .plan import Checked, LinePairs, Plan, Run, Seed, SeedSide, SkippedComputation
 
 __all__ = ["MIN_BYTES", "LinePairs", "Plan", "Run", "Seed", "SeedSide", "SkippedComputation",
            "parse_pair", "plan_pair"]
@@ -64,8 +64,7 @@ MIN_BYTES = 2_000_000
 
 def parse_pair(text_a: str, text_b: str, path_a: str | None = None,
                path_b: str | None = None, *, min_bytes: int = MIN_BYTES,
-               failing_a: Checked = None, digests_a: Digested = None
-               ) -> tuple[Module, Module, Seed]:
+               failing_a: Checked = None) -> tuple[Module, Module, Seed]:
     """Both modules, with what the two texts share left unparsed when they
     are ``min_bytes`` or more together, and the seed (the same either way).
 
@@ -73,10 +72,9 @@ def parse_pair(text_a: str, text_b: str, path_a: str | None = None,
     waits for them: run a's lines are skipped on faith, and the checks are
     heard once both texts are parsed. Should they fail a computation
     skipped so, or give no answer, both texts are read again as if they had
-    been heard first, so that the error is the one a small file gives.
-    ``digests_a``: run a's digests, made elsewhere (see pairing.plan)."""
+    been heard first, so that the error is the one a small file gives."""
     skipping = len(text_a) + len(text_b) >= min_bytes
-    plan = plan_pair(text_a, text_b, skipping, failing_a, on_faith=True, digests_a=digests_a)
+    plan = plan_pair(text_a, text_b, skipping, failing_a, on_faith=True)
     if plan is None:
         return parse(text_a, path=path_a), parse(text_b, path=path_b), Seed()
     try:
@@ -89,14 +87,13 @@ def parse_pair(text_a: str, text_b: str, path_a: str | None = None,
         if plan.checks_held():
             return a, b, plan.seed
     heard = plan.failing_a()
-    plan = plan_pair(text_a, text_b, skipping, None if heard is None else lambda: heard,
-                     digests_a=digests_a)
+    plan = plan_pair(text_a, text_b, skipping, None if heard is None else lambda: heard)
     return (parse(text_a, path=path_a, unchanged=plan.runs_a),
             parse(text_b, path=path_b, unchanged=plan.runs_b), plan.seed)
 
 
-def plan_pair(text_a: str, text_b: str, skipping: bool = True, failing_a: Checked = None,
-              on_faith: bool = False, digests_a: Digested = None) -> Plan | None:
+def plan_pair(text_a: str, text_b: str, skipping: bool = True,
+              failing_a: Checked = None, on_faith: bool = False) -> Plan | None:
     """What two texts share, or None when they are not laid out as XLA
     prints them. What is paired does not depend on ``skipping``: only
     whether the plan says what to skip (``failing_a``, ``on_faith``: see
@@ -105,5 +102,4 @@ def plan_pair(text_a: str, text_b: str, skipping: bool = True, failing_a: Checke
     if outline_a is None or outline_b is None:
         return None
     with paused():  # millions of strings and lists, freed at the end: nothing to collect
-        return pairing.plan(text_a, outline_a, text_b, outline_b, skipping, failing_a, on_faith,
-                            digests_a)
+        return pairing.plan(text_a, outline_a, text_b, outline_b, skipping, failing_a, on_faith)

@@ -19,7 +19,7 @@ from itertools import compress, islice
 
 from ..lexer import MAX_NESTING
 from ..opcodes import is_opcode
-from .outline import Body, Outline, outline_of
+from .outline import Body, outline_of
 from .skeleton import Skeleton
 
 # A definition's skeleton starts " = SHAPE OPCODE(": an array shape has no
@@ -66,28 +66,20 @@ def failing(blocks: list[Lines], computations: frozenset[str]) -> set[int]:
     return bad
 
 
-def failing_computations(path: str, cut: Cut | None = None) -> frozenset[str] | None:
+def failing_computations(path: str) -> frozenset[str] | None:
     """The computations of the HLO file at ``path`` the parser might reject,
     by name; None when it is not laid out as XLA prints it. Each computation
     is checked on its own, so this says of any of them what ``failing`` says:
     a worker process runs it over a whole file while the unchanged pass pairs
-    it with another (hlodiff/analysis/compare.py). ``cut``: the file's text,
-    outline and skeletons, when they were made already."""
-    if cut is None:
-        from ..parser import read_text
-        text = read_text(path)
-        outline, skeletons = outline_of(text), {}
-    else:
-        text, outline, skeletons = cut
+    it with another (hlodiff/analysis/compare.py)."""
+    from ..parser import read_text
+    text = read_text(path)
+    outline = outline_of(text)
     if outline is None:
         return None
     bodies = outline.bodies
-    blocks = [Lines(text, body, *skeletons.get(body.name, (None, None))) for body in bodies]
-    return frozenset(bodies[k].name for k in failing(blocks, outline.names))
-
-
-# A text, its outline and the skeletons of (some of) its computations by name.
-Cut = tuple[str, Outline | None, dict[str, tuple[Skeleton, list[int]]]]
+    return frozenset(bodies[k].name for k in failing([Lines(text, body) for body in bodies],
+                                                        outline.names))
 
 
 def opcode_of(definition: str) -> str | None:

@@ -24,21 +24,18 @@ everything else.
 from __future__ import annotations
 
 import re
-from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from hashlib import blake2b
 from itertools import accumulate, compress, count, repeat
 from operator import eq
-from struct import pack
 
 from . import namesakes
 from .checks import Lines, opcode_of
 from .frames import frame_tables, renumbered
 from .outline import Body, Outline, outline_of
-from .plan import Checked, Digested, LinePairs, Plan, Skip, runs, skipped_computation
+from .plan import Checked, LinePairs, Plan, Skip, runs, skipped_computation
 from .skeleton import CALLED, Skeleton
 
 _ELIDED = "{...}"
@@ -57,11 +54,10 @@ _CALLS = re.compile(r"=%([A-Za-z0-9_.\-]+)")
 
 
 def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipping: bool,
-         failing_a: Checked = None, on_faith: bool = False, digests_a: Digested = None) -> Plan | None:
+         failing_a: Checked = None, on_faith: bool = False) -> Plan | None:
     """What is unchanged, found by content; None when the frame tables cannot
     be read. Lines are skipped only when ``skipping`` (see Plan.skip for
-    ``failing_a`` and ``on_faith``). ``digests_a``: run a's ``digests``,
-    made elsewhere (asked for when needed; None: made here)."""
+    ``failing_a`` and ``on_faith``)."""
     compared_b, outline_compared = text_b, outline_b  # b as compared: its frames as a numbers them
     if frame_tables(outline_a.preamble) != frame_tables(outline_b.preamble):
         compared_b = renumbered(text_b, outline_a.preamble, outline_b.preamble)
@@ -70,13 +66,11 @@ def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipp
             return None
     side_a = _Side(text_a, outline_a, text_a, outline_a)
     side_b = _Side(compared_b, outline_compared, text_b, outline_b)
-    by_name = _same_by_name(side_a, side_b)
-    for name in by_name:
-        side_a.kin[name] = side_b.kin[name] = ("by name", name)
-    if digests_a is not None:
-        side_a.adopt(digests_a(), by_name)
-    side_a.learn()
-    side_b.learn()
+    _same_by_name(side_a, side_b)
+    keys: dict[tuple, int] = {}
+    side_a.learn(keys)
+    side_b.look_up(keys)
+    del keys  # the skeletons of a whole text: let them go before parsing
     found = Plan()
     found.seed.texts = LineTexts(text_a, outline_a, compared_b, outline_compared)
     skips: list[Skip] = []
@@ -87,32 +81,21 @@ def plan(text_a: str, outline_a: Outline, text_b: str, outline_b: Outline, skipp
     return found
 
 
-def digests(text: str, outline: Outline) -> tuple[Digests, dict[str, tuple[Skeleton, list[int]]]]:
-    """The kin of each computation of ``text``, taken alone (no computation
-    is known by name), with what each calls, and the skeletons cut to make
-    them (the checks want them too). A worker makes run a's while this
-    process makes run b's (see _Side.adopt)."""
-    side = _Side(text, outline, text, outline)
-    side.learn()
-    return (side.kin, side.calls), side.skeletons
-
-
-def _same_by_name(a: _Side, b: _Side) -> list[str]:
-    """The computations of the same name and the same text, header to '}',
-    calling only such computations: most of a pair whose names did not move
+def _same_by_name(a: _Side, b: _Side) -> None:
+    """Give the same kin to computations of the same name and the same text,
+    header to '}', calling the same: most of a pair whose names did not move
     (a learning rate changed) is found so, comparing text and never cutting
-    it. Callees first."""
+    it."""
     text_a, text_b = a.text, b.text
-    same: set[str] = set()
     for body in a.outline.bodies:  # callees first, as XLA prints them
         twin = b.outline.by_name.get(body.name)
         if twin is None or text_a[body.header:body.closed] != text_b[twin.header:twin.closed] \
                 or not (body.ends_alone(text_a) and twin.ends_alone(text_b)) \
                 or a.holds(_ELIDED, body) or a.holds(_NAMED_LIST, body):
             continue
-        if same.issuperset(_CALLS.findall(text_a, body.start, body.end)):
-            same.add(body.name)
-    return [body.name for body in a.outline.bodies if body.name in same]
+        callees = _CALLS.findall(text_a, body.start, body.end)
+        if all(a.kin.get(callee) == ("by name", callee) for callee in callees):
+            a.kin[body.name] = b.kin[twin.name] = ("by name", body.name)
 
 
 class _Side:
@@ -122,18 +105,23 @@ class _Side:
         self.text = text  # run b's with its stack frames numbered as run a numbers them
         self.outline = outline
         self.original_text, self.original = original_text, original  # the file as it is
-        # What each computation is: the same for computations that are the
-        # same but for names, in either run (a digest of its key, see _key),
-        # or ("by name", name) for those of the same name and text in both
-        # (see _same_by_name); None for what may not be skipped.
         self.kin: dict[str, Hashable | None] = {}
-        self.calls: dict[str, tuple[str, ...]] = {}  # the computations each calls
         self.skeletons: dict[str, tuple[Skeleton, list[int]]] = {}  # kept for the checks
         self._pieces: dict[str, bool] = {}  # does the text hold it at all?
 
-    def learn(self) -> None:
-        """Give each computation without kin its kin. Callees are printed
-        first, mostly; what calls a callee printed later waits for it."""
+    def learn(self, keys: dict[tuple, int]) -> None:
+        """Give each computation its kin, numbering the keys in ``keys``."""
+        self._kin(lambda key, body: keys.setdefault(key, len(keys)))
+
+    def look_up(self, keys: dict[tuple, int]) -> None:
+        """Give each computation the kin of the same key in ``keys``, if any."""
+        self._kin(lambda key, body: keys.get(key, ("only b", body.name)))
+
+    def _kin(self, kin_of) -> None:
+        """For each computation, what it is: the same value for computations
+        that are the same but for names, in either run; None for what may not
+        be skipped. Callees are printed first, mostly; what calls a callee
+        printed later waits for it."""
         waiting = [body for body in self.outline.bodies if body.name not in self.kin]
         while waiting:
             later = []
@@ -142,31 +130,11 @@ class _Side:
                 if key is _WAITING:
                     later.append(body)
                 else:
-                    self.kin[body.name] = None if key is None else _digest(key)
+                    self.kin[body.name] = None if key is None else kin_of(key, body)
             if len(later) == len(waiting):  # calls that go round: nothing more to learn
                 self.kin.update(dict.fromkeys((body.name for body in later), None))
                 break
             waiting = later
-
-    def adopt(self, made: Digests | None, by_name: list[str]) -> None:
-        """Take the kin ``digests`` made of this run elsewhere, knowing no
-        computation by name, but for computations that call one known by
-        name here, directly or through others: ``learn`` makes theirs again
-        (a caller's kin holds its callees' kin). An answer that does not fit
-        this text is not taken."""
-        kin, calls = made if isinstance(made, tuple) and len(made) == 2 else (None, None)
-        if not isinstance(kin, dict) or kin.keys() != self.outline.by_name.keys() \
-                or not isinstance(calls, dict):
-            return
-        again = set(by_name)
-        grew = bool(again)
-        while grew:  # callees first, mostly: one round or two
-            grew = False
-            for name, callees in calls.items():
-                if name not in again and not again.isdisjoint(callees):
-                    again.add(name)
-                    grew = True
-        self.kin.update((name, found) for name, found in kin.items() if name not in again)
 
     def _key(self, body: Body) -> tuple | None:
         """What ``body`` holds, names aside; None when it may not be skipped:
@@ -183,7 +151,6 @@ class _Side:
         if places is None:
             return None
         called = list(compress(skeleton.names, map(eq, places, repeat(CALLED))))
-        self.calls[body.name] = tuple(called)
         if not self.kin.keys() >= set(called):
             return _WAITING
         callees = tuple(map(self.kin.__getitem__, called))
@@ -192,7 +159,7 @@ class _Side:
         self.skeletons[body.name] = skeleton, places
         # The header says nothing the lines do not (its parameters are theirs),
         # but whether this is the entry.
-        return (body.is_entry, skeleton.text(), places, callees,
+        return (body.is_entry, skeleton.text(), tuple(places), callees,
                 skeleton.named_by_attributes(places)
                 if self.holds(_NAMED_LIST, body) else ())
 
@@ -209,36 +176,7 @@ class _Side:
         return Lines(self.text, self.outline.by_name[name], skeleton, places)
 
 
-_WAITING = ()  # what _Side._key says when a computation it calls has no digest yet
-
-
-def _digest(key: tuple) -> bytes:
-    """A computation's key as 16 bytes: equal for equal keys and, but by a
-    chance of 2**-128, only for them. Unlike the key itself, a digest made
-    in another process is worth sending (see ``digests``)."""
-    is_entry, text, places, callees, named = key
-    text_bytes = text.encode("utf-8", "surrogatepass")
-    place_bytes = array("i", places).tobytes()
-    named_bytes = "\0".join(named).encode("utf-8", "surrogatepass")
-    callee_bytes = b"".join(map(_kin_bytes, callees))
-    found = blake2b(digest_size=16)
-    found.update(pack("<?QQQQQ", is_entry, len(text_bytes), len(place_bytes), len(callee_bytes),
-                      len(named), len(named_bytes)))
-    for part in (text_bytes, place_bytes, callee_bytes, named_bytes):
-        found.update(part)
-    return found.digest()
-
-
-def _kin_bytes(kin: Hashable) -> bytes:
-    """A callee's kin in a caller's digest: its digest, or its name."""
-    if isinstance(kin, bytes):
-        return b"d" + kin
-    name = kin[1].encode("utf-8", "surrogatepass")  # ("by name", name)
-    return b"n" + pack("<Q", len(name)) + name
-
-
-# The kin of a run's computations made elsewhere, and what each calls (see ``digests``).
-Digests = tuple[dict[str, Hashable | None], dict[str, tuple[str, ...]]]
+_WAITING = ()  # what _Side._key says when a computation it calls has no kin yet
 
 
 def _pair_equal(found: Plan, skips: list[Skip], a: _Side, b: _Side) -> None:

@@ -126,8 +126,6 @@ class SeedSide:
 # The names of run a's computations that fail the checks, found elsewhere
 # (asked for only when needed), or None: check them here.
 Checked = Callable[[], "frozenset[str] | None"] | None
-# Run a's computations' kin and calls (pairing.digests), made elsewhere, likewise.
-Digested = Callable[[], "tuple[dict, dict] | None"] | None
 
 
 @dataclass
