@@ -573,16 +573,20 @@ def test_a_float_set_inside_library_code_is_advised_as_the_librarys_setting(tmp_
     assert "jnp.asarray" in own["findings"][0]["advice"]
 
 
+def _dumped_report(tmp_path, program: str, a: str, b: str, *options: str) -> dict:
+    """The JSON report of two real runs of tests/programs/PROGRAM.py, variants a and b."""
+    dump_runs(tmp_path, program, a, b)
+    return json.loads(run_cli("diff", str(tmp_path / a), str(tmp_path / b), *options, "--format",
+                              "json", "--no-cache", expect=1).stdout)
+
+
 def test_an_integer_set_inside_library_code_is_advised_as_the_librarys_setting(tmp_path):
     # Keras 3 on JAX, Adam(gradient_accumulation_steps=2) against 4: "constant
     # 2 -> 4 at jit(train_step)/adam/jit(remainder)" was right, the advice
     # "pass it as an argument" was not: the optimizer takes its step count
     # modulo a constructor argument, in Keras' own code (this session's run).
-    dump_runs(tmp_path, "jax_library_rate", "every=2", "every=4")
-    report = json.loads(run_cli("diff", str(tmp_path / "every=2"), str(tmp_path / "every=4"),
-                                "--module", "jit_step", "--format", "json", "--no-cache",
-                                expect=1).stdout)
-    top = report["findings"][0]
+    top = _dumped_report(tmp_path, "jax_library_rate", "every=2", "every=4",
+                         "--module", "jit_step")["findings"][0]
     assert (top["kind"], top["old"], top["new"]) == ("constant", "2", "4")
     assert top["advice"].startswith("An integer set inside installed library code (minilayers)")
     assert "pass it as an argument" not in top["advice"]
@@ -819,10 +823,8 @@ def test_another_prng_implementation_is_key_data_not_a_batch(tmp_path):
     # u32[2]" with the advice to feed every step the same batch size, and the
     # threefry loop's three computations as rows of their own (a helper
     # session's run).
-    dump_runs(tmp_path, "jax_prng_impl", "threefry2x32", "rbg")
-    report = json.loads(run_cli("diff", str(tmp_path / "threefry2x32"), str(tmp_path / "rbg"),
-                                "--module", "jit_train_step", "--format", "json", "--no-cache",
-                                expect=1).stdout)
+    report = _dumped_report(tmp_path, "jax_prng_impl", "threefry2x32", "rbg",
+                            "--module", "jit_train_step")
     top = report["findings"][0]
     assert top["summary"].startswith("PRNG key data 2 -> 4 in key")
     assert "jax_default_prng_impl" in top["advice"] and "batch" not in top["advice"]
