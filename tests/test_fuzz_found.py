@@ -682,3 +682,19 @@ def test_control_predecessors_count_by_the_order_they_give_xlas_print(tmp_path, 
         old_text, new_text = text, text.replace(old, new)
     report, code = diff(tmp_path, old_text, new_text)
     assert (code, report["same_executable"]) == ((0, True) if same else (1, False))
+
+
+def test_attribute_numbers_forgotten_between_diffs_keep_every_verdict(tmp_path, monkeypatch):
+    # The numbers that tell attribute meanings apart are kept process-wide,
+    # so that a long pytest or notebook session would hold every diff's;
+    # they are let go before a stage is aligned once there are many. Let go
+    # before every stage, the pads still differ, a pad against itself is
+    # still the same, and what is kept stays bounded.
+    from hlodiff.analysis import align
+    monkeypatch.setattr(align, "MEANINGS_KEPT", 0)
+    for _ in range(3):
+        report, code = diff(tmp_path, PAD.replace("VALUE", "-2_-2"), PAD.replace("VALUE", "-2_-1"))
+        assert (code, report["same_executable"]) == (1, False)
+        report, code = diff(tmp_path, PAD.replace("VALUE", "-2_-2"), PAD.replace("VALUE", "-2_-2"))
+        assert (code, report["same_executable"]) == (0, True)
+    assert len(align._MEANING_NUMBERS) < 10

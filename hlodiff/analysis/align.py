@@ -179,6 +179,7 @@ def _small_and_alike(x: Computation | None, y: Computation | None) -> bool:
 def align(a: Module, b: Module, seed: Seed | None = None) -> Alignment:
     """Match the computations and instructions of ``a`` and ``b``, starting
     from what the unchanged pass paired (``seed``), if it ran."""
+    _forget_meanings()
     return _Aligner(a, b, seed or Seed()).run()
 
 
@@ -190,9 +191,13 @@ def align(a: Module, b: Module, seed: Seed | None = None) -> Alignment:
 # padding=-2_-2 fingerprinted alike and the differ, trusting equal
 # fingerprints, compared no attribute: a campaign on XLA's parser test
 # PadHasNegativePadding). Shared by both runs, so that equal numbers are
-# equal meanings; a few hundred per diff.
+# equal meanings; a few hundred per diff, compared within one stage's
+# alignment and diff only.
 _MEANING_NUMBERS: dict[frozenset, int] = {}
 _NEXT_NUMBER = count()
+# Kept across diffs up to this many: a long pytest or notebook session
+# diffs again and again (see _forget_meanings).
+MEANINGS_KEPT = 100_000
 
 
 def meaning_number(keys: frozenset) -> int:
@@ -203,6 +208,15 @@ def meaning_number(keys: frozenset) -> int:
 
 
 _NO_MEANING = meaning_number(_NONE)
+
+
+def _forget_meanings() -> None:
+    """Let earlier diffs' numbers go, once there are many, before a stage
+    is aligned. A number is never given again, so no two meanings share one;
+    no attributes at all keeps its number (fingerprints hash it as such)."""
+    if len(_MEANING_NUMBERS) > MEANINGS_KEPT:
+        _MEANING_NUMBERS.clear()
+        _MEANING_NUMBERS[_NONE] = _NO_MEANING
 
 
 def attribute_key(instruction: Instruction) -> tuple:
