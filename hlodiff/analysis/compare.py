@@ -23,7 +23,7 @@ from ..dumps.mlir import (Settled, folded_constants, mlir_type, read_constants, 
                           stablehlo_difference)
 from ..dumps.naming import program_name
 from ..errors import HlodiffError
-from ..model import Module, Origin
+from ..model import Module, Origin, Shape
 from .diff import Change, diff_modules
 from .explain import (CLUSTER_NUMBER, TRACE_COUNTER, ExtraCompilation, Finding, ModulePairing,
                       ProgramDiff, Report, Split, StageDiff, explain)
@@ -149,7 +149,8 @@ def _inputs_again(first: DumpModule | None, again: DumpModule) -> tuple[str, boo
     old, new = first.argument_shapes, again.argument_shapes
     if len(old) != len(new):
         return f"{len(old)} -> {len(new)} inputs", False
-    changed = [(_plain_shape(x), _plain_shape(y)) for x, y in zip(old, new) if x != y]
+    changed = [(x, y) for x, y in zip(map(_plain_shape, old), map(_plain_shape, new))
+               if str(x) != str(y)]
     if not changed:
         return "the same input shapes", False
     shown = ", ".join(f"{x} -> {y}" for x, y in changed[:3]) + \
@@ -157,24 +158,25 @@ def _inputs_again(first: DumpModule | None, again: DumpModule) -> tuple[str, boo
     return shown, all(_smaller(y, x) for x, y in changed)
 
 
-def _smaller(shape: str, than: str) -> bool:
-    """Is ``shape`` of ``than``'s type and rank, no dimension larger, one smaller?"""
-    found, other = _DIMENSIONS.match(shape), _DIMENSIONS.match(than)
-    if found is None or other is None or found.group(1) != other.group(1) or \
-            found.group(2) == other.group(2):
+def _plain_shape(text: str) -> Shape | str:
+    """A shape as a user reads it, its layout left out (``f32[8,16]{1,0}``);
+    the text itself where it does not read as a shape."""
+    from ..syntax.values import PieceError, parse_shape
+    try:
+        return parse_shape(text).without_layout()
+    except PieceError:
+        return text
+
+
+def _smaller(shape: Shape | str, than: Shape | str) -> bool:
+    """Is ``shape`` an array of ``than``'s type and rank, no dimension larger,
+    one smaller?"""
+    if not isinstance(shape, Shape) or not isinstance(than, Shape) or shape.is_tuple or \
+            (shape.element_type, shape.rank) != (than.element_type, than.rank):
         return False
-    dims, bounds = (list(map(int, m.group(2).split(","))) if m.group(2) else []
-                    for m in (found, other))
-    return len(dims) == len(bounds) and all(d <= b for d, b in zip(dims, bounds))
-
-
-_LAYOUT_PART = re.compile(r"\{[^{}]*\}")
-_DIMENSIONS = re.compile(r"^([a-z0-9]+)\[([0-9,]*)\]$")
-
-
-def _plain_shape(shape: str) -> str:
-    """A shape as a user reads it: its layout left out (``f32[8,16]{1,0}``)."""
-    return _LAYOUT_PART.sub("", shape)
+    sizes = list(zip(shape.dimensions, than.dimensions))
+    return shape.dimensions != than.dimensions and \
+        all(d is not None and b is not None and d <= b for d, b in sizes)
 
 
 def _main_in_one_run(dump_a: Dump, dump_b: Dump, pairing, split: set[str] = frozenset()) -> str:

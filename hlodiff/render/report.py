@@ -280,7 +280,7 @@ def explains(finding: Finding | None, report: Report) -> bool:
 
 
 def compiled_again(report: Report, spell: Spelling = PLAIN) -> str:
-    """``run b compiled jit_train_step again, for other inputs: f32[8,16] ->
+    """``run b compiled jit_train_step again for other inputs, f32[8,16] ->
     f32[4,16]``: a program both runs compiled that one run compiled once
     more (a short last batch), which the verdict on the programs both runs
     compiled does not cover; "" when none was."""
