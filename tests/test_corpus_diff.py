@@ -263,3 +263,40 @@ def test_a_precision_on_every_matmul_is_jax_default_matmul_precision_not_the_cod
                            "{highest,highest}")
     assert top.count == 5
     assert "jax_default_matmul_precision" in top.advice and "look at the code" not in top.advice
+
+
+def test_a_block_wrapped_in_jax_checkpoint_is_one_finding_that_names_it(reports):
+    # jax_remat_added: nn.remat around a flax block. It read "replaced: 8 ops
+    # (select, divide, multiply) by 170 ops" above a dozen rows of renamed
+    # scopes (Block_0 -> CheckpointBlock_0), none of which named the checkpoint
+    report = _report(reports, "jax_remat_added")
+    step = [f for f in report.findings if f.program == "jit_train_step"]
+    assert [f.summary for f in step] == [
+        "jax.checkpoint (remat) in run b only: the backward pass recomputes 110 ops "
+        "(mul, add, sub, …)"]
+    assert "jax.checkpoint" in step[0].advice and "Python branch" not in step[0].advice
+    assert any(o.source_line == 315 for o in step[0].origins)
+    assert {d.kind for d in step[0].derived} >= {"replaced", "metadata"}
+    mirror = compare(CORPUS / "jax_remat_added" / "run_b", CORPUS / "jax_remat_added" / "run_a")
+    assert mirror.findings[0].summary.startswith("jax.checkpoint (remat) in run a only:")
+
+
+def test_another_checkpoint_policy_is_what_the_backward_pass_recomputes(reports):
+    # jax_remat_policy: nn.remat's policy dots_saveable -> nothing_saveable. It
+    # read "removed: 6 ops (reduce-precision, get-tuple-element)" with advice
+    # about Python branches and static arguments
+    report = _report(reports, "jax_remat_policy")
+    [top] = [f for f in report.findings if f.moves_a_hash]
+    assert top.summary == ("jax.checkpoint (remat) recomputes other ops (its policy?): run b "
+                           "recomputes 2 ops (dot_general) more")
+    assert "policy=" in top.advice
+
+
+def test_an_op_added_inside_a_checkpointed_block_is_the_op_not_the_checkpoint(reports):
+    # jax_remat_layer_added: the same checkpoint in both runs, a gate added in
+    # the block; what the checkpoint recomputes changes with it, as a
+    # consequence, and the gate's line is the cause
+    report = _report(reports, "jax_remat_layer_added")
+    top = report.findings[0]
+    assert (top.kind, top.origin.source_line) == ("op_added", 318)
+    assert not [f for f in report.findings if "jax.checkpoint" in f.summary]

@@ -296,8 +296,98 @@ def run_guarded_sgd(cfg):
     print("loss", float(loss), flush=True)
 
 
+# ---------------------------------------------------------------------------
+# flax (linen) residual MLP blocks under nn.remat, trained with optax; cases
+# jax_remat_added, jax_remat_policy, jax_remat_layer_added
+# ---------------------------------------------------------------------------
+def run_flax_remat(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import flax.linen as nn
+    import optax
+
+    class Block(nn.Module):
+        gated: bool
+
+        @nn.compact
+        def __call__(self, x):
+            h = nn.Dense(HIDDEN)(nn.LayerNorm()(x))
+            h = nn.gelu(h)
+            if self.gated:
+                h = h * nn.sigmoid(h)
+            return x + nn.Dense(D_IN)(h)
+
+    class Net(nn.Module):
+        remat: str
+        gated: bool
+
+        @nn.compact
+        def __call__(self, x):
+            block = Block
+            if self.remat == "default":
+                block = nn.remat(Block)
+            elif self.remat:
+                block = nn.remat(Block, policy=getattr(jax.checkpoint_policies, self.remat))
+            for _ in range(cfg["blocks"]):
+                x = block(self.gated)(x)
+            return nn.Dense(N_OUT)(x)
+
+    model = Net(cfg["remat"], cfg["gated"])
+    params = jax.jit(model.init)(jax.random.key(0), np.zeros((1, D_IN), np.float32))
+    tx = optax.adamw(cfg["lr"])
+    opt_state = jax.jit(tx.init)(params)
+
+    @jax.jit
+    def train_step(params, opt_state, x, y):
+        def loss_fn(p):
+            return jnp.mean(optax.l2_loss(model.apply(p, x), y))
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    params, opt_state, loss = train_step(params, opt_state, x, y)
+    print("loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# plain JAX (runs under jax 0.4.30 and 0.10.2 alike): layers stacked and run
+# with lax.scan, each step under jax.checkpoint with a policy; case
+# jax04_scan_remat_policy
+# ---------------------------------------------------------------------------
+def run_scan_remat(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    def layer(h, w):
+        return jnp.tanh(h @ w), None
+
+    policy = getattr(jax.checkpoint_policies, cfg["policy"])
+
+    def loss_fn(ws, x, y):
+        h, _ = jax.lax.scan(jax.checkpoint(layer, policy=policy), x, ws)
+        return jnp.mean((h - y) ** 2)
+
+    @jax.jit
+    def train_step(ws, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(ws, x, y)
+        return ws - cfg["lr"] * grads, loss
+
+    rng = np.random.RandomState(1234)
+    ws = (rng.standard_normal((cfg["layers"], D_IN, D_IN)) * 0.1).astype(np.float32)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    ws, loss = train_step(ws, x, y)
+    print("loss", float(loss), flush=True)
+
+
 RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": run_equinox,
-           "plain": run_plain, "quantized": run_quantized, "guarded_sgd": run_guarded_sgd}
+           "plain": run_plain, "quantized": run_quantized, "guarded_sgd": run_guarded_sgd,
+           "flax_remat": run_flax_remat, "scan_remat": run_scan_remat}
 
 
 # ---------------------------------------------------------------------------
@@ -305,7 +395,8 @@ RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": ru
 # ---------------------------------------------------------------------------
 # jax 0.10.2 + flax, optax, equinox (HLODIFF_JAX_PYTHON: another venv's python with those)
 JAX = os.environ.get("HLODIFF_JAX_PYTHON", "/root/venvs/jax/bin/python")
-JAX04 = "/root/venvs/jax04/bin/python"  # jax 0.4.30 (plain jax only)
+# jax 0.4.30 (plain jax only; HLODIFF_JAX04_PYTHON: another venv's python with it)
+JAX04 = os.environ.get("HLODIFF_JAX04_PYTHON", "/root/venvs/jax04/bin/python")
 
 DEFAULTS = {
     "flax": dict(schedule="constant", lr=1e-3, peak_value=1e-3, warmup_steps=10,
@@ -316,9 +407,24 @@ DEFAULTS = {
     "plain": dict(lr=0.01, batch=32),
     "quantized": dict(table_dtype="int4", table_seed=1),
     "guarded_sgd": dict(lr=0.01, batch=16, guard=False),
+    "flax_remat": dict(remat="", gated=False, blocks=2, lr=1e-3, batch=16),
+    "scan_remat": dict(policy="nothing_saveable", layers=4, lr=0.01, batch=8),
 }
 
 CASES = {
+    # what the backward pass recomputes is the cause, not the ops it moved
+    "jax_remat_added": dict(runner="flax_remat", a=dict(remat=""), b=dict(remat="default")),
+    "jax_remat_policy": dict(runner="flax_remat", a=dict(remat="dots_saveable"),
+                             b=dict(remat="nothing_saveable")),
+    # JAX 0.4.30 writes each op's parameters into its op_name and names the
+    # barrier optimization_barrier: the same finding as under 0.10.2
+    "jax04_scan_remat_policy": dict(
+        runner="scan_remat", python=dict(a=JAX04, b=JAX04),
+        a=dict(policy="dots_saveable"), b=dict(policy="nothing_saveable")),
+    # an op added inside a checkpointed block: the op is the cause, and what
+    # the checkpoint then recomputes follows from it
+    "jax_remat_layer_added": dict(runner="flax_remat", a=dict(remat="default"),
+                                  b=dict(remat="default", gated=True)),
     "jax_optax_schedule_value": dict(
         runner="flax", a=dict(schedule="warmup_cosine", peak_value=1e-3),
         b=dict(schedule="warmup_cosine", peak_value=2e-3)),

@@ -15,6 +15,7 @@ from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value, is_library_file
 from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, EVERY_MATMUL, REWIRED,
                        SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding)
+from .recompute import RECOMPUTATION
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,11 @@ def _scalar(finding: Finding) -> bool:
 def _sixty_four_bit(finding: Finding) -> bool:
     """Values widened to 64 bits in a run that alone has such (findings.py says so)."""
     return finding.summary.startswith(SIXTY_FOUR_BIT)
+
+
+def _recomputation(finding: Finding) -> bool:
+    """A change of what jax.checkpoint recomputes (recompute.py says so)."""
+    return finding.summary.startswith(RECOMPUTATION)
 
 
 def _every_matmul(finding: Finding) -> bool:
@@ -484,6 +490,14 @@ RULES = (
          "cast them to the array's dtype, {here}; or check mixed-precision settings."),
     Rule("dtype", None, _always,
          "A dtype changed: check mixed-precision settings and astype/casts {here}."),
+    # a block wrapped in jax.checkpoint, or another policy, read "replaced: 8
+    # ops by 170 ops" above a dozen renamed scopes (recompute.py)
+    Rule("replaced", None, _recomputation,
+         "What the backward pass recomputes instead of keeping changed: a block was wrapped "
+         "in jax.checkpoint (jax.remat, flax's nn.remat, equinox's filter_checkpoint) in one "
+         "run only, or its policy= differs (jax.checkpoint_policies). Expected when you "
+         "changed it, to trade memory for compute: the program recompiles once. If not, "
+         "look for a checkpoint or remat switched by a configuration value."),
     Rule("replaced", None, _always,
          "This part of the model was rewritten: expected after a code change; the program "
          "recompiles once for it."),

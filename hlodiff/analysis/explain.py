@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from ..dumps.environment import changes_code, is_version
 from ..dumps.naming import classify
 from ..model import Module, element_value, in_backward_pass
+from . import recompute
 from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
@@ -303,7 +304,7 @@ def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdic
     for rest in per_stage.values():  # a single file, or a pass snapshot: its own stage
         findings.extend(rest)
     findings += [finding(c.kind, "both", [c], summary=_outside_summary(c)) for c in program.outside]
-    findings = _fold_environment(findings)
+    findings = _fold_checkpointing(_fold_environment(findings), program.stages)
     keys = {h.name for h in applicable(program.framework)}
     compared = {s.stage for s in program.stages}
     unseen = {
@@ -378,6 +379,18 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
             affects=moved_by([home, *folded]))
         findings = [merged if f is home else f for f in findings if not any(f is g for g in folded)]
     return findings
+
+
+def _fold_checkpointing(findings: list[Finding], stages: list[StageDiff]) -> list[Finding]:
+    """A change of JAX's checkpointing (a block wrapped in jax.checkpoint, or
+    another policy) as one finding, with what follows from it under it
+    (hlodiff/analysis/recompute.py). Told by the compile input, where JAX's
+    names are as it wrote them; not asked where it is the same."""
+    stage = next((s for s in stages if s.stage == BEFORE), stages[0] if stages else None)
+    if stage is None or not any(c.kind != "metadata" for c in stage.changes):
+        return findings
+    changed = recompute.change_of(stage.a, stage.path_a, stage.b, stage.path_b)
+    return recompute.fold(findings, *changed) if changed else findings
 
 
 def _is_version(finding: Finding) -> bool:
