@@ -54,6 +54,11 @@ _MACHINERY = frozenset({"remat2", "optimization_barrier", "reduce_precision",
                         "broadcast_in_dim", "reshape", "squeeze", "expand_dims",
                         "concatenate", "dynamic_slice", "dynamic_update_slice", "copy",
                         "convert_element_type"})
+# What only JAX's checkpoint makes, beside the recomputation: its barrier
+# (JAX 0.10 names it after its remat primitive, JAX 0.4 writes the barrier's
+# name under the checkpoint's scope). A scope the user named "checkpoint"
+# (a TensorFlow name_scope) is none.
+_BARRIER = re.compile(r"^remat2$|(?:^|/)checkpoint/optimization_barrier(?:\[|$)")
 # Marks of checkpointing in a finding's op_names or renamed scopes.
 _MARK = re.compile(r"checkpoint|rematted_computation|remat2", re.IGNORECASE)
 # Ops that carry values between the forward and the backward pass: what
@@ -68,9 +73,10 @@ _KINDS = frozenset({"replaced", "op_added", "op_removed", "operands", "attribute
 
 @dataclass(frozen=True)
 class Checkpointing:
-    """A program's checkpointing: whether any op is checkpointed, the model
-    ops it recomputes (counted) and those its forward pass computes, each
-    by its model path (``_model_path``)."""
+    """A program's checkpointing: whether it checkpoints (it recomputes, or
+    keeps values behind the checkpoint's barrier), the model ops it
+    recomputes (counted) and those its forward pass computes, each by its
+    model path (``_model_path``)."""
 
     checkpointed: bool
     recomputed: Counter
@@ -86,19 +92,17 @@ class Checkpointing:
 
 def checkpointing(names: list[str]) -> Checkpointing:
     """The checkpointing of a program whose ops are named ``names``."""
-    checkpointed = False
+    barrier = False
     counted: Counter = Counter()
     forward: set[str] = set()
     for name in names:
         if _RECOMPUTED in name:
             counted[_model_path(name)] += 1
-            checkpointed = True
             continue
-        if name == "remat2" or _CHECKPOINT_SCOPE.search(name):
-            checkpointed = True
+        barrier = barrier or _BARRIER.search(name) is not None
         if not in_backward_pass(name):
             forward.add(_model_path(name))
-    return Checkpointing(checkpointed, counted, frozenset(forward))
+    return Checkpointing(barrier or bool(counted), counted, frozenset(forward))
 
 
 def change_of(a: Module | None, path_a: str | None, b: Module | None,
