@@ -202,20 +202,29 @@ def fold(findings: list[Finding], said: str, shared: frozenset[str]) -> list[Fin
     folded = [f for f in findings if _follows(f, shared)]
     if not folded:
         return findings
-    # the place shown: a checkpointed op's, with its source line where one has it
-    lead = max(folded, key=lambda f: (any(_MARK.search(o.op_name or "") and o.location
-                                          for o in f.origins), _marked(f),
+    # the place shown: a recomputed op's, else a checkpointed one's, with its
+    # source line where one has it
+    lead = max(folded, key=lambda f: (max(map(_rank, f.origins), default=0),
                                       f.kind != "metadata", f.count))
+    origins = sorted(dict.fromkeys(o for f in [lead, *folded] for o in f.origins
+                                   if _MARK.search(o.op_name or "")), key=_rank, reverse=True)
     stages = {f.stage for f in folded}
     home = Finding(
         kind="replaced", stage=stages.pop() if len(stages) == 1 else "both",
         old=None, new=None, count=sum(f.count for f in folded), affects=moved_by(folded),
-        origins=tuple(dict.fromkeys(o for f in [lead, *folded] for o in f.origins
-                                    if _MARK.search(o.op_name or "")))[:50] or lead.origins,
+        origins=tuple(origins[:50]) or lead.origins,
         where=lead.where, summary=said, program=lead.program,
         derived=tuple(replace(f, detail=f.summary or f.detail) for f in folded),
         optimized=sum(f.optimized for f in folded))
     return [home] + [f for f in findings if not any(f is g for g in folded)]
+
+
+def _rank(origin) -> int:
+    """How well ``origin`` shows the checkpoint: a recomputed op with a source
+    line best, then a checkpointed op with one, then either without."""
+    name = origin.op_name or ""
+    marked = 2 if _RECOMPUTED in name else 1 if _MARK.search(name) else 0
+    return 2 * marked + bool(origin.location) if marked else 0
 
 
 def _follows(finding: Finding, shared: frozenset[str]) -> bool:
