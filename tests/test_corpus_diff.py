@@ -300,3 +300,52 @@ def test_an_op_added_inside_a_checkpointed_block_is_the_op_not_the_checkpoint(re
     top = report.findings[0]
     assert (top.kind, top.origin.source_line) == ("op_added", 318)
     assert not [f for f in report.findings if "jax.checkpoint" in f.summary]
+
+
+@pytest.mark.parametrize("case, there, back", [
+    # lax.scan's unroll 1 -> 2 read "added: 43 ops (slice, call, concatenate,
+    # reshape, get-tuple-element)" with advice about Python branches, then
+    # "shape f32[4,8,16] -> f32[2,2,8,16]"
+    ("jax_scan_unroll",
+     "lax.scan unroll 1 -> 2: the loop runs 2 steps per iteration, 4 -> 2 iterations",
+     "lax.scan unroll 2 -> 1: the loop runs 1 step per iteration, 2 -> 4 iterations"),
+    # 5 layers: JAX runs the step unroll=2 leaves over outside the loop
+    ("jax_scan_unroll_remainder",
+     "lax.scan unroll 1 -> 2: the loop runs 2 steps per iteration, 5 -> 2 iterations, and "
+     "1 step outside it",
+     "lax.scan unroll 2 -> 1: the loop runs 1 step per iteration, 2 -> 5 iterations (run a "
+     "ran 1 step outside it)"),
+    ("jax_scan_unroll_more",
+     "lax.scan unroll 2 -> 4: the loop runs 4 steps per iteration, 4 -> 2 iterations",
+     "lax.scan unroll 4 -> 2: the loop runs 2 steps per iteration, 2 -> 4 iterations")])
+def test_a_scan_unrolled_otherwise_is_one_finding_that_names_the_unroll(case, there, back,
+                                                                         reports):
+    for report, summary in ((_report(reports, case), there),
+                            (compare(CORPUS / case / "run_b", CORPUS / case / "run_a"), back)):
+        assert [f.summary for f in report.findings if f.moves_a_hash] == [summary]
+        top = report.findings[0]
+        assert (top.origin.op_name, top.origin.source_line) == ("jit(train_step)/jvp()/while", 402)
+        assert "unroll=" in top.advice and "Python branch" not in top.advice
+        # what it rewrote follows from it: the slices, calls and concatenates
+        # in the loop, the stacked values reshaped
+        assert {d.kind for d in top.derived} >= {"shape"}
+        assert {d.kind for d in top.derived} & {"op_added", "op_removed"}
+
+
+def test_a_flax_scan_unrolled_otherwise_is_one_finding_per_program(reports):
+    # nn.scan(..., unroll=1 -> 2) over flax blocks: the training step's loops
+    # and those of the jitted model.init. It read "added: 51 ops (slice, call,
+    # concatenate, ...)", two rows "added: get-tuple-element" and a shape row
+    report = _report(reports, "jax_flax_scan_unroll")
+    said = "lax.scan unroll 1 -> 2: the loop runs 2 steps per iteration, 4 -> 2 iterations"
+    assert [(f.program, f.summary) for f in report.findings if f.moves_a_hash] == [
+        ("jit_train_step", said), ("jit_init", said)]
+    assert report.findings[0].origin.source_line == 439
+
+
+def test_a_scan_that_runs_longer_is_not_an_unrolling(reports):
+    # jax_scan_length: 4 -> 6 stacked layers, unroll=2 in both: the loops run
+    # 2 -> 3 iterations of the same body, over more work
+    report = _report(reports, "jax_scan_length")
+    assert report.findings[0].summary == "model dimension 4 -> 6 in ws f32[4,16,16]"
+    assert not [f for f in report.findings if "unroll" in f.summary]

@@ -1521,3 +1521,27 @@ def test_a_program_compiled_again_in_one_run_is_named_with_its_inputs(tmp_path):
                                 str(tmp_path / "16")).stdout)
     [extra] = report["extra_compilations"]
     assert (extra["run"], extra["program"], extra["smaller"]) == ("a", "jit_train_step", True)
+
+
+def test_a_fori_loop_unrolled_otherwise_names_the_unroll(tmp_path):
+    # jax.lax.fori_loop(0, 4, ..., unroll=1 -> 2) is a scan: the same finding
+    dump_runs(tmp_path, "jax_scan_unroll", "fori-1", "fori-2")
+    for x, y, said in (("fori-1", "fori-2", "unroll 1 -> 2: the loop runs 2 steps per "
+                        "iteration, 4 -> 2 iterations"),
+                       ("fori-2", "fori-1", "unroll 2 -> 1: the loop runs 1 step per "
+                        "iteration, 2 -> 4 iterations")):
+        report = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format",
+                                    "json", "--no-cache", expect=1).stdout)
+        assert [f["summary"] for f in report["findings"]] == [f"lax.scan {said}"]
+
+
+def test_a_layer_changed_inside_a_loop_unrolled_otherwise_is_no_unrolling(tmp_path):
+    # unroll 1 -> 2, and the step adds its input to its output: the programs
+    # do other work, and the added op is a cause of its own
+    dump_runs(tmp_path, "jax_scan_unroll", "1", "2-residual")
+    for x, y in (("1", "2-residual"), ("2-residual", "1")):
+        report = json.loads(run_cli("diff", str(tmp_path / x), str(tmp_path / y), "--format",
+                                    "json", "--no-cache", expect=1).stdout)
+        assert not [f for f in report["findings"] if f["summary"].startswith("lax.scan")]
+        assert any(f["origin"]["source_line"] == 22 and f["kind"] in ("op_added", "op_removed")
+                   for f in report["findings"]), [f["summary"] for f in report["findings"]]

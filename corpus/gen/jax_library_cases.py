@@ -385,9 +385,84 @@ def run_scan_remat(cfg):
     print("loss", float(loss), flush=True)
 
 
+# ---------------------------------------------------------------------------
+# plain JAX: layers stacked and run with lax.scan(..., unroll=k), trained with
+# jax.grad; cases jax_scan_unroll, jax_scan_unroll_remainder,
+# jax_scan_unroll_more, jax_scan_length
+# ---------------------------------------------------------------------------
+def run_scan_unroll(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    def layer(h, w):
+        return jnp.tanh(h @ w), None
+
+    def loss_fn(ws, x, y):
+        h, _ = jax.lax.scan(layer, x, ws, unroll=cfg["unroll"])
+        return jnp.mean((h - y) ** 2)
+
+    @jax.jit
+    def train_step(ws, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(ws, x, y)
+        return ws - cfg["lr"] * grads, loss
+
+    rng = np.random.RandomState(1234)
+    ws = (rng.standard_normal((cfg["layers"], D_IN, D_IN)) * 0.1).astype(np.float32)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    ws, loss = train_step(ws, x, y)
+    print("loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# flax linen: a block of Dense-tanh repeated with nn.scan(..., unroll=k),
+# trained with optax.adamw; case jax_flax_scan_unroll
+# ---------------------------------------------------------------------------
+def run_flax_scan(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import flax.linen as nn
+    import optax
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, h, _):
+            return nn.tanh(nn.Dense(D_IN)(h)), None
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            blocks = nn.scan(Block, variable_axes={"params": 0}, split_rngs={"params": True},
+                             length=cfg["layers"], unroll=cfg["unroll"])
+            h, _ = blocks()(x, None)
+            return nn.Dense(N_OUT)(h)
+
+    model = Net()
+    params = jax.jit(model.init)(jax.random.key(0), np.zeros((1, D_IN), np.float32))
+    tx = optax.adamw(cfg["lr"])
+    opt_state = jax.jit(tx.init)(params)
+
+    @jax.jit
+    def train_step(params, opt_state, x, y):
+        def loss_fn(p):
+            return jnp.mean(optax.l2_loss(model.apply(p, x), y))
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    params, opt_state, loss = train_step(params, opt_state, x, y)
+    print("loss", float(loss), flush=True)
+
+
 RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": run_equinox,
            "plain": run_plain, "quantized": run_quantized, "guarded_sgd": run_guarded_sgd,
-           "flax_remat": run_flax_remat, "scan_remat": run_scan_remat}
+           "flax_remat": run_flax_remat, "scan_remat": run_scan_remat,
+           "scan_unroll": run_scan_unroll, "flax_scan": run_flax_scan}
 
 
 # ---------------------------------------------------------------------------
@@ -409,6 +484,8 @@ DEFAULTS = {
     "guarded_sgd": dict(lr=0.01, batch=16, guard=False),
     "flax_remat": dict(remat="", gated=False, blocks=2, lr=1e-3, batch=16),
     "scan_remat": dict(policy="nothing_saveable", layers=4, lr=0.01, batch=8),
+    "scan_unroll": dict(unroll=1, layers=4, lr=0.01, batch=8),
+    "flax_scan": dict(unroll=1, layers=4, lr=1e-3, batch=8),
 }
 
 CASES = {
@@ -425,6 +502,20 @@ CASES = {
     # the checkpoint then recomputes follows from it
     "jax_remat_layer_added": dict(runner="flax_remat", a=dict(remat="default"),
                                   b=dict(remat="default", gated=True)),
+    # lax.scan's unroll= (1 -> 2): the loop runs 2 steps per iteration, 4 -> 2
+    # iterations; the same loop computes the same
+    "jax_scan_unroll": dict(runner="scan_unroll", a=dict(unroll=1), b=dict(unroll=2)),
+    # 5 layers, unroll 2: JAX runs the step left over outside the loop
+    "jax_scan_unroll_remainder": dict(runner="scan_unroll", common=dict(layers=5),
+                                      a=dict(unroll=1), b=dict(unroll=2)),
+    # 8 layers, unroll 2 -> 4: 4 -> 2 iterations of 2 -> 4 steps
+    "jax_scan_unroll_more": dict(runner="scan_unroll", common=dict(layers=8),
+                                 a=dict(unroll=2), b=dict(unroll=4)),
+    # the loop's length changed (4 -> 6 layers), not its unroll (2 in both)
+    "jax_scan_length": dict(runner="scan_unroll", common=dict(unroll=2),
+                            a=dict(layers=4), b=dict(layers=6)),
+    # flax's nn.scan(unroll=1 -> 2) over Dense-tanh blocks, trained with optax
+    "jax_flax_scan_unroll": dict(runner="flax_scan", a=dict(unroll=1), b=dict(unroll=2)),
     "jax_optax_schedule_value": dict(
         runner="flax", a=dict(schedule="warmup_cosine", peak_value=1e-3),
         b=dict(schedule="warmup_cosine", peak_value=2e-3)),

@@ -16,6 +16,7 @@ from ..model import element_value, is_library_file
 from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, EVERY_MATMUL, REWIRED,
                        SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding)
 from .recompute import RECOMPUTATION
+from .unroll import is_unrolling
 
 
 @dataclass(frozen=True)
@@ -498,6 +499,14 @@ RULES = (
          "run only, or its policy= differs (jax.checkpoint_policies). Expected when you "
          "changed it, to trade memory for compute: the program recompiles once. If not, "
          "look for a checkpoint or remat switched by a configuration value."),
+    # lax.scan's unroll= read "added: 43 ops (slice, call, concatenate, reshape,
+    # get-tuple-element)" with advice about Python branches (unroll.py)
+    Rule("replaced", None, is_unrolling,
+         "The loop's unroll factor changed (jax.lax.scan's or fori_loop's unroll=, flax's "
+         "nn.scan(unroll=)): it computes the same, with more or fewer steps to an iteration, but the compiled "
+         "program differs. Expected when you changed it, to trade compile time and code size "
+         "for speed: the program recompiles once. If not, look for an unroll= set from a "
+         "configuration value {here}."),
     Rule("replaced", None, _always,
          "This part of the model was rewritten: expected after a code change; the program "
          "recompiles once for it."),

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from ..dumps.environment import changes_code, is_version
 from ..dumps.naming import classify
 from ..model import Module, element_value, in_backward_pass
-from . import recompute
+from . import recompute, unroll
 from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
@@ -305,6 +305,7 @@ def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdic
         findings.extend(rest)
     findings += [finding(c.kind, "both", [c], summary=_outside_summary(c)) for c in program.outside]
     findings = _fold_checkpointing(_fold_environment(findings), program.stages)
+    findings = _fold_unrolling(findings, program)
     keys = {h.name for h in applicable(program.framework)}
     compared = {s.stage for s in program.stages}
     unseen = {
@@ -391,6 +392,20 @@ def _fold_checkpointing(findings: list[Finding], stages: list[StageDiff]) -> lis
         return findings
     changed = recompute.change_of(stage.a, stage.path_a, stage.b, stage.path_b)
     return recompute.fold(findings, *changed) if changed else findings
+
+
+def _fold_unrolling(findings: list[Finding], program: ProgramDiff) -> list[Finding]:
+    """A loop unrolled (lax.scan's unroll=) as one finding, with what follows
+    from it under it (hlodiff/analysis/unroll.py). Told by the compile
+    input, where the program's loops are as the framework wrote them; not
+    asked where no loop changed."""
+    stage = next((s for s in program.stages if s.stage == BEFORE),
+                 program.stages[0] if program.stages else None)
+    if stage is None or not any(c.kind != "metadata" for c in stage.changes):
+        return findings
+    word = "lax.scan" if program.framework == "jax" else "a while loop"
+    unrolled = unroll.change_of(stage.a, stage.b, word)
+    return unroll.fold(findings, unrolled, stage.a, stage.b) if unrolled else findings
 
 
 def _is_version(finding: Finding) -> bool:
