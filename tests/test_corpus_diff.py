@@ -292,6 +292,65 @@ def test_another_checkpoint_policy_is_what_the_backward_pass_recomputes(reports)
     assert "policy=" in top.advice
 
 
+def test_equinox_filter_checkpoint_is_the_checkpoint_not_ops_added(reports):
+    # jax_eqx_remat_added: eqx.filter_checkpoint around each block. equinox's
+    # scope is inside JAX's transformations in the forward pass
+    # (jvp(vmap(eqx.nn.Linear))/dot_general) and after them when recomputed:
+    # it read "added: 46 ops (opt-barrier, dot, tanh, add, multiply, ...)"
+    # with advice about Python branches
+    report = _report(reports, "jax_eqx_remat_added")
+    step = [f for f in report.findings if f.moves_a_hash]
+    assert [f.summary for f in step] == [
+        "jax.checkpoint (remat) in run b only: the backward pass recomputes 38 ops "
+        "(add, mul, integer_pow, …)"]
+    assert "Python branch" not in step[0].advice
+    mirror = compare(CORPUS / "jax_eqx_remat_added" / "run_b",
+                     CORPUS / "jax_eqx_remat_added" / "run_a")
+    assert [f.summary for f in mirror.findings if f.moves_a_hash] == [
+        "jax.checkpoint (remat) in run a only: the backward pass recomputes 38 ops "
+        "(add, mul, integer_pow, …)"]
+
+
+def test_remat_inside_a_scan_over_layers_takes_the_scans_residual_plumbing(reports):
+    # jax_scan_remat_added: nn.scan(nn.remat(Block)). The scan's stacking of
+    # saved values was the top cause, "removed: 91 ops (call, constant,
+    # broadcast, get-tuple-element)", above the checkpoint and three rows of
+    # removed get-tuple-elements
+    for a, b, run in (("run_a", "run_b", "b"), ("run_b", "run_a", "a")):
+        report = compare(CORPUS / "jax_scan_remat_added" / a, CORPUS / "jax_scan_remat_added" / b)
+        step = [f for f in report.findings if f.program == "jit_train_step"]
+        assert [f.summary for f in step] == [
+            f"jax.checkpoint (remat) in run {run} only: the backward pass recomputes 61 ops "
+            "(mul, add, sub, …)"]
+        assert step[0].origin.source_line == 531
+
+
+def test_prevent_cse_switched_off_is_the_checkpoint_not_removed_ops(reports):
+    # jax_scan_remat_prevent_cse: nn.remat(Block, prevent_cse=False). It read
+    # "removed: 9 ops (opt-barrier, tuple, get-tuple-element) in remat2" with
+    # advice about Python branches
+    report = _report(reports, "jax_scan_remat_prevent_cse")
+    [top] = [f for f in report.findings if f.moves_a_hash]
+    assert top.summary == ("jax.checkpoint (remat) with another prevent_cse: run b recomputes "
+                           "without the optimization barrier (prevent_cse=False)")
+    assert "prevent_cse" in top.advice and "Python branch" not in top.advice
+    mirror = compare(CORPUS / "jax_scan_remat_prevent_cse" / "run_b",
+                     CORPUS / "jax_scan_remat_prevent_cse" / "run_a")
+    assert mirror.findings[0].summary.startswith(
+        "jax.checkpoint (remat) with another prevent_cse: run a recomputes without")
+
+
+def test_one_multiply_more_in_a_checkpointed_block_is_the_op_not_a_policy(reports):
+    # jax_scan_remat_scale_in_block: h = h * 1.5 inside nn.remat's block, in a
+    # scope that had multiplies (gelu). It read "jax.checkpoint (remat)
+    # recomputes other ops (its policy?): run b recomputes 1 op (mul) more"
+    report = _report(reports, "jax_scan_remat_scale_in_block")
+    top = report.findings[0]
+    assert (top.kind, top.origin.source_line) == ("op_added", 533)
+    assert "1.5" in top.summary
+    assert not [f for f in report.findings if "jax.checkpoint" in f.summary]
+
+
 def test_an_op_added_inside_a_checkpointed_block_is_the_op_not_the_checkpoint(reports):
     # jax_remat_layer_added: the same checkpoint in both runs, a gate added in
     # the block; what the checkpoint recomputes changes with it, as a

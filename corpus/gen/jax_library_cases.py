@@ -459,10 +459,113 @@ def run_flax_scan(cfg):
     print("loss", float(loss), flush=True)
 
 
+
+# ---------------------------------------------------------------------------
+# equinox residual MLP blocks under eqx.filter_checkpoint; case
+# jax_eqx_remat_added
+# ---------------------------------------------------------------------------
+def run_equinox_remat(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import equinox as eqx
+
+    class Block(eqx.Module):
+        l1: eqx.nn.Linear
+        l2: eqx.nn.Linear
+
+        def __init__(self, key):
+            k1, k2 = jax.random.split(key)
+            self.l1 = eqx.nn.Linear(D_IN, HIDDEN, key=k1)
+            self.l2 = eqx.nn.Linear(HIDDEN, D_IN, key=k2)
+
+        def __call__(self, x):
+            return x + self.l2(jax.nn.gelu(self.l1(x)))
+
+    class Net(eqx.Module):
+        blocks: list
+        out: eqx.nn.Linear
+
+        def __init__(self, key):
+            keys = jax.random.split(key, 3)
+            self.blocks = [Block(keys[0]), Block(keys[1])]
+            self.out = eqx.nn.Linear(D_IN, N_OUT, key=keys[2])
+
+        def __call__(self, x):
+            for block in self.blocks:
+                x = eqx.filter_checkpoint(block)(x) if cfg["remat"] else block(x)
+            return self.out(x)
+
+    model = Net(jax.random.key(0))
+
+    @eqx.filter_jit
+    def train_step(model, x, y):
+        def loss_fn(m):
+            return jnp.mean((jax.vmap(m)(x) - y) ** 2)
+        loss, grads = eqx.filter_value_and_grad(loss_fn)(model)
+        model = jax.tree_util.tree_map(lambda p, g: p - cfg["lr"] * g, model, grads)
+        return model, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    model, loss = train_step(model, x, y)
+    print("loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# flax (linen) blocks stacked with nn.scan over nn.remat(Block), the usual
+# way of checkpointing a language model's layers; cases jax_scan_remat_added,
+# jax_scan_remat_prevent_cse, jax_scan_remat_scale_in_block
+# ---------------------------------------------------------------------------
+def run_flax_scan_remat(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import flax.linen as nn
+    import optax
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x, _):
+            h = nn.gelu(nn.Dense(HIDDEN)(nn.LayerNorm()(x)))
+            if cfg["scale"] != 1.0:
+                h = h * cfg["scale"]
+            return x + nn.Dense(D_IN)(h), None
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            block = nn.remat(Block, prevent_cse=cfg["prevent_cse"]) if cfg["remat"] else Block
+            x, _ = nn.scan(block, variable_axes={"params": 0}, split_rngs={"params": True},
+                           length=cfg["layers"])(name="layers")(x, None)
+            return nn.Dense(N_OUT)(x)
+
+    model = Net()
+    params = jax.jit(model.init)(jax.random.key(0), np.zeros((1, D_IN), np.float32))
+    tx = optax.adamw(cfg["lr"])
+    opt_state = jax.jit(tx.init)(params)
+
+    @jax.jit
+    def train_step(params, opt_state, x, y):
+        def loss_fn(p):
+            return jnp.mean(optax.l2_loss(model.apply(p, x), y))
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    params, opt_state, loss = train_step(params, opt_state, x, y)
+    print("loss", float(loss), flush=True)
+
+
 RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": run_equinox,
            "plain": run_plain, "quantized": run_quantized, "guarded_sgd": run_guarded_sgd,
            "flax_remat": run_flax_remat, "scan_remat": run_scan_remat,
-           "scan_unroll": run_scan_unroll, "flax_scan": run_flax_scan}
+           "scan_unroll": run_scan_unroll, "flax_scan": run_flax_scan,
+           "equinox_remat": run_equinox_remat, "flax_scan_remat": run_flax_scan_remat}
 
 
 # ---------------------------------------------------------------------------
@@ -486,6 +589,9 @@ DEFAULTS = {
     "scan_remat": dict(policy="nothing_saveable", layers=4, lr=0.01, batch=8),
     "scan_unroll": dict(unroll=1, layers=4, lr=0.01, batch=8),
     "flax_scan": dict(unroll=1, layers=4, lr=1e-3, batch=8),
+    "equinox_remat": dict(remat=False, lr=0.01, batch=8),
+    "flax_scan_remat": dict(remat=True, prevent_cse=True, scale=1.0, layers=4, lr=1e-3,
+                            batch=8),
 }
 
 CASES = {
@@ -516,6 +622,19 @@ CASES = {
                             a=dict(layers=4), b=dict(layers=6)),
     # flax's nn.scan(unroll=1 -> 2) over Dense-tanh blocks, trained with optax
     "jax_flax_scan_unroll": dict(runner="flax_scan", a=dict(unroll=1), b=dict(unroll=2)),
+    # equinox names a layer's scope inside its transformations
+    # (jvp(vmap(eqx.nn.Linear))/dot_general) and after them when recomputed
+    "jax_eqx_remat_added": dict(runner="equinox_remat", a=dict(remat=False),
+                                b=dict(remat=True)),
+    # nn.scan over nn.remat(Block): the scan's residual stacking changes too
+    "jax_scan_remat_added": dict(runner="flax_scan_remat", a=dict(remat=False),
+                                 b=dict(remat=True)),
+    "jax_scan_remat_prevent_cse": dict(runner="flax_scan_remat", a=dict(prevent_cse=True),
+                                       b=dict(prevent_cse=False)),
+    # one multiply more in the checkpointed block, whose scope had multiplies:
+    # the op, not another policy
+    "jax_scan_remat_scale_in_block": dict(runner="flax_scan_remat", a=dict(scale=1.0),
+                                          b=dict(scale=1.5)),
     "jax_optax_schedule_value": dict(
         runner="flax", a=dict(schedule="warmup_cosine", peak_value=1e-3),
         b=dict(schedule="warmup_cosine", peak_value=2e-3)),

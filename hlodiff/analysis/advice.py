@@ -496,17 +496,17 @@ RULES = (
     Rule("replaced", None, _recomputation,
          "What the backward pass recomputes instead of keeping changed: a block was wrapped "
          "in jax.checkpoint (jax.remat, flax's nn.remat, equinox's filter_checkpoint) in one "
-         "run only, or its policy= differs (jax.checkpoint_policies). Expected when you "
-         "changed it, to trade memory for compute: the program recompiles once. If not, "
-         "look for a checkpoint or remat switched by a configuration value."),
+         "run only, or its policy= (jax.checkpoint_policies) or prevent_cse= differs. "
+         "Expected when you changed it, to trade memory for compute: the program recompiles "
+         "once. If not, look for a checkpoint or remat switched by a configuration value."),
     # lax.scan's unroll= read "added: 43 ops (slice, call, concatenate, reshape,
     # get-tuple-element)" with advice about Python branches (unroll.py)
     Rule("replaced", None, is_unrolling,
          "The loop's unroll factor changed (jax.lax.scan's or fori_loop's unroll=, flax's "
-         "nn.scan(unroll=)): it computes the same, with more or fewer steps to an iteration, but the compiled "
-         "program differs. Expected when you changed it, to trade compile time and code size "
-         "for speed: the program recompiles once. If not, look for an unroll= set from a "
-         "configuration value {here}."),
+         "nn.scan(unroll=)): it computes the same, with more or fewer steps to an "
+         "iteration, but the compiled program differs. Expected when you changed it, to "
+         "trade compile time and code size for speed: the program recompiles once. If not, "
+         "look for an unroll= set from a configuration value {here}."),
     Rule("replaced", None, _always,
          "This part of the model was rewritten: expected after a code change; the program "
          "recompiles once for it."),

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ..model import Module, in_backward_pass
+from ..model import Module, Origin, in_backward_pass, is_library_file
 from .findings import Finding, moved_by
 
 # What a finding of a change of checkpointing starts with (advice.py reads it).
@@ -39,7 +39,10 @@ _OP_NAME = re.compile(r'op_name="([^"]*)"')
 # checkpointed module's class name (nn.remat(Block) is CheckpointBlock).
 _CHECKPOINT_SCOPE = re.compile(r"(?:^|/)checkpoint(?=/)")
 _FLAX_PREFIX = re.compile(r"\bCheckpoint(?=[A-Z])")
-_TRANSFORMED = re.compile(r"(?:jvp|transpose|vmap)\((.+)\)")
+_TRANSFORMED = re.compile(r"(?:jvp|transpose|vmap)\((.*)\)")
+_CALL = re.compile(r"(?:jit|pjit)\((.*)\)")
+# What a finding of ops added or removed lists (findings.py's _ops_text).
+_OPS_LISTED = re.compile(r"\d+ ops \((.*)\)")
 # An op's parameters, which JAX before 0.5 wrote into op_names
 # (``dot_general[dimension_numbers=(((1,), (0,)), ((), ())) ...]``).
 _PARAMETERS = re.compile(r"\[[^\[\]]*\]")
@@ -53,12 +56,17 @@ _MACHINERY = frozenset({"remat2", "optimization_barrier", "reduce_precision",
                         # the stack's shape, filled one slice a step)
                         "broadcast_in_dim", "reshape", "squeeze", "expand_dims",
                         "concatenate", "dynamic_slice", "dynamic_update_slice", "copy",
-                        "convert_element_type"})
-# What only JAX's checkpoint makes, beside the recomputation: its barrier
-# (JAX 0.10 names it after its remat primitive, JAX 0.4 writes the barrier's
-# name under the checkpoint's scope). A scope the user named "checkpoint"
-# (a TensorFlow name_scope) is none.
-_BARRIER = re.compile(r"^remat2$|(?:^|/)checkpoint/optimization_barrier(?:\[|$)")
+                        "convert_element_type", "dynamic_index_in_dim",
+                        "dynamic_update_index_in_dim"})
+# Ops carrying a loop's or a call's values, named by no op_name: what a loop
+# reading more or fewer saved values gains or loses with them.
+_UNNAMED_PLUMBING = frozenset({"get-tuple-element", "tuple"})
+# The op keeping a recomputation from being merged with the forward pass's
+# (jax.checkpoint's prevent_cse=True): remat2, under JAX 0.4 an
+# optimization_barrier in the checkpoint's scope. With the recomputation, what
+# only JAX's checkpoint makes: a scope the user named "checkpoint" (a
+# TensorFlow name_scope) is no checkpoint.
+_BARRIER = re.compile(r"(?:^|/)(?:remat2|checkpoint/optimization_barrier)$")
 # Marks of checkpointing in a finding's op_names or renamed scopes.
 _MARK = re.compile(r"checkpoint|rematted_computation|remat2", re.IGNORECASE)
 # Ops that carry values between the forward and the backward pass: what
@@ -75,41 +83,49 @@ _KINDS = frozenset({"replaced", "op_added", "op_removed", "operands", "attribute
 class Checkpointing:
     """A program's checkpointing: whether it checkpoints (it recomputes, or
     keeps values behind the checkpoint's barrier), the model ops it
-    recomputes (counted) and those its forward pass computes, each by its
-    model path (``_model_path``)."""
+    recomputes and those its forward pass computes (counted), and those of
+    its checkpointed blocks (``inside``), each by its model path
+    (``_model_path``)."""
 
     checkpointed: bool
     recomputed: Counter
-    forward: frozenset[str]
+    forward: Counter
+    inside: frozenset[str] = frozenset()
+    barriers: int = 0  # optimization barriers keeping the recomputation apart
 
     @property
     def model(self) -> frozenset[str]:
         """Every model op the program computes, in either pass, without what
         checkpointing itself adds or moves (``_MACHINERY``)."""
-        return frozenset(path for path in self.forward | self.recomputed.keys()
-                         if path.rsplit("/", 1)[-1] not in _MACHINERY)
+        return frozenset(path for path in self.forward.keys() | self.recomputed.keys()
+                         if not _machinery(path))
 
 
 def checkpointing(names: list[str]) -> Checkpointing:
     """The checkpointing of a program whose ops are named ``names``."""
-    barrier = False
     counted: Counter = Counter()
-    forward: set[str] = set()
+    forward: Counter = Counter()
+    inside: set[str] = set()
+    barriers = 0
     for name in names:
+        barriers += bool(_BARRIER.search(_PARAMETERS.sub("", name)))
         if _RECOMPUTED in name:
             counted[_model_path(name)] += 1
             continue
-        barrier = barrier or _BARRIER.search(name) is not None
+        if _MARK.search(name):
+            inside.add(_model_path(name))
         if not in_backward_pass(name):
-            forward.add(_model_path(name))
-    return Checkpointing(barrier or bool(counted), counted, frozenset(forward))
+            forward[_model_path(name)] += 1
+    return Checkpointing(bool(counted) or barriers > 0, counted, forward, frozenset(inside),
+                         barriers)
 
 
 def change_of(a: Module | None, path_a: str | None, b: Module | None,
-              path_b: str | None) -> tuple[str, frozenset[str]] | None:
+              path_b: str | None) -> tuple[str, frozenset[str], frozenset[str]] | None:
     """What differs in the checkpointing of two runs' program (``summary``),
-    with the model ops both compute and one of them recomputes; read from
-    the files at ``path_a`` and ``path_b`` where there are such."""
+    with the model ops both compute in a checkpointed block, and those only
+    one of them computes; read from the files at ``path_a`` and ``path_b``
+    where there are such."""
     names_a, names_b = _op_names(a, path_a), _op_names(b, path_b)
     if not names_a and not names_b:
         return None
@@ -117,8 +133,9 @@ def change_of(a: Module | None, path_a: str | None, b: Module | None,
     names_b = names_b or _op_names(b, path_b, always=True)
     a_, b_ = checkpointing(names_a), checkpointing(names_b)
     said = summary(a_, b_)
-    recomputed = a_.recomputed.keys() | b_.recomputed.keys()
-    return (said, frozenset(recomputed & a_.model & b_.model)) if said else None
+    blocks = a_.recomputed.keys() | b_.recomputed.keys() | a_.inside | b_.inside
+    return (said, frozenset(blocks & a_.model & b_.model), a_.model ^ b_.model) if said \
+        else None
 
 
 def _op_names(module: Module | None, path: str | None, always: bool = False) -> list[str]:
@@ -139,43 +156,75 @@ def _op_names(module: Module | None, path: str | None, always: bool = False) -> 
 
 def _model_path(name: str) -> str:
     """The op of the model an op_name stands for, however it is computed:
-    what follows JAX's transformation scopes (``jit(step)/jvp(Net)/``,
-    ``transpose(...)``), without the checkpoint's marks and the op's
-    parameters. ``jit(step)/transpose(jvp(Net))/checkpoint/rematted_computation/
+    the scope JAX's transformations were applied to (``Net`` of
+    ``jit(step)/jvp(Net)/``) and what follows them, without the
+    checkpoint's marks and the op's parameters.
+    ``jit(step)/transpose(jvp(Net))/checkpoint/rematted_computation/
     CheckpointBlock_0/Dense_0/dot_general`` and ``jit(step)/jvp(Net)/Block_0/
-    Dense_0/dot_general`` are both ``Block_0/Dense_0/dot_general``."""
+    Dense_0/dot_general`` are both ``Net/Block_0/Dense_0/dot_general``."""
     name = _PARAMETERS.sub("", name).replace(_RECOMPUTED, "")
     name = _FLAX_PREFIX.sub("", _CHECKPOINT_SCOPE.sub("", name))
     parts = name.split("/")
     scoped = [i for i, part in enumerate(parts) if "(" in part]
-    path = "/".join(p for p in parts[scoped[-1] + 1 if scoped else 0:] if p)
-    if path:
+    first = scoped[-1] + 1 if scoped else 0
+    # The scope a transformation was applied to is in its parentheses
+    # (equinox's jvp(vmap(eqx.nn.Linear))/dot_general), and after them where
+    # the same code runs inside jax.checkpoint (transpose(jvp(vmap(jvp(vmap()))))/
+    # checkpoint/rematted_computation/eqx.nn.Linear/dot_general): it is kept
+    # either way. A call (jit(_bernoulli)) is not a scope: left out.
+    scope = _unwrapped(parts[scoped[-1]]) if scoped else ""
+    path = "/".join(p for p in ([scope] if "(" not in scope else []) + parts[first:] if p)
+    if any(parts[first:]):
         return path
     # a call (jit(_bernoulli)) stands for itself, out of the transformations
     # applied to it (jvp(jit(_bernoulli)))
-    call = parts[-1]
-    while (unwrapped := _TRANSFORMED.fullmatch(call)) is not None:
-        call = unwrapped.group(1)
-    return call
+    return _unwrapped(parts[-1])
+
+
+def _unwrapped(part: str, transformed: re.Pattern = _TRANSFORMED) -> str:
+    """What JAX's transformations (``jvp(vmap(eqx.nn.Linear))``) were applied
+    to: a scope's name, a call (``jit(_bernoulli)``), or nothing."""
+    while (inner := transformed.fullmatch(part)) is not None:
+        part = inner.group(1)
+    return part
 
 
 def summary(a: Checkpointing, b: Checkpointing) -> str | None:
     """What differs in the two runs' checkpointing, in a user's words; None
-    when nothing does, or when the model ops differ too: then a run computes
-    an op the other does not compute at all (a layer added inside a
-    checkpointed block), and that is the change to tell, with what it
-    recomputes following from it."""
+    when nothing does. A run that checkpoints where the other checkpoints
+    nothing is told whatever else changed (what else changed stays its own
+    finding: ``fold`` takes only what both runs compute). Runs that both
+    checkpoint but recompute other ops differ by their policy only when
+    they compute the same model ops, as many times in their forward
+    pass: else a run computes an op the other does not (a layer added
+    inside a checkpointed block, or one more multiply in a scope that had
+    one), and that is the change to tell, with what it recomputes following
+    from it."""
     more, fewer = b.recomputed - a.recomputed, a.recomputed - b.recomputed
-    if a.checkpointed == b.checkpointed and not more and not fewer or a.model != b.model:
-        return None
     if a.checkpointed != b.checkpointed:
         run, only = ("b", b) if b.checkpointed else ("a", a)
         said = f"{RECOMPUTATION} in run {run} only"
         return f"{said}: the backward pass recomputes {_ops(only.recomputed)}" \
             if only.recomputed else said
+    if not more and not fewer and a.checkpointed and bool(a.barriers) != bool(b.barriers):
+        run = "b" if a.barriers else "a"
+        return (f"{RECOMPUTATION} with another prevent_cse: run {run} recomputes without the "
+                "optimization barrier (prevent_cse=False)")
+    blocks = a.inside | b.inside | a.recomputed.keys() | b.recomputed.keys()
+    if not more and not fewer or a.model != b.model \
+            or _block_forward(a, blocks) != _block_forward(b, blocks):
+        return None
     said = [f"{_ops(more)} more" if more else "", f"{_ops(fewer)} fewer" if fewer else ""]
     return (f"{RECOMPUTATION} recomputes other ops (its policy?): run b recomputes "
             + " and ".join(s for s in said if s))
+
+
+def _block_forward(run: Checkpointing, blocks: frozenset[str]) -> Counter:
+    """How many times the forward pass computes each model op of the
+    checkpointed blocks (``blocks``): the same under any policy, which
+    moves only what the backward pass recomputes."""
+    return Counter({path: count for path, count in run.forward.items()
+                    if path in blocks and not _machinery(path) and not _carries(path)})
 
 
 def _ops(counted: Counter) -> str:
@@ -189,22 +238,24 @@ def _ops(counted: Counter) -> str:
     return f"{total} op{'s' if total != 1 else ''} ({', '.join(names)}{more})"
 
 
-def fold(findings: list[Finding], said: str, shared: frozenset[str]) -> list[Finding]:
+def fold(findings: list[Finding], said: str, shared: frozenset[str],
+         own: frozenset[str] = frozenset()) -> list[Finding]:
     """One finding of the change of checkpointing ``said``, with the findings
     that follow from it under it: renamed scopes that gained or lost the
     checkpoint's marks, and changes whose every place is checkpointed or an
     op carrying values between the passes; ops added or removed also where
-    they are model ops both runs compute and one recomputes (``shared``):
-    computed in the other pass, or another number of times. A value the code
-    wrote (a constant), and a change in the backward pass alone (a loss
-    scaled by 0.5 shows only there), stay their own. Unchanged when nothing
-    follows."""
-    folded = [f for f in findings if _follows(f, shared)]
+    they are model ops both runs compute in a checkpointed block
+    (``shared``): computed in the other pass, or another number of times.
+    A model op only one run computes (``own``: a layer added beside the
+    checkpoint), a value the code wrote (a constant), and a change in the
+    backward pass alone (a loss scaled by 0.5 shows only there), stay their
+    own. Unchanged when nothing follows."""
+    folded = [f for f in findings if _follows(f, shared, own)]
     if not folded:
         return findings
-    # the place shown: a recomputed op's, else a checkpointed one's, with its
-    # source line where one has it
-    lead = max(folded, key=lambda f: (max(map(_rank, f.origins), default=0),
+    # the place shown: a checkpointed op's, in the user's code before a
+    # library's (flax's scan), a recomputed op's first
+    lead = max(folded, key=lambda f: (max(map(_rank, f.origins), default=()),
                                       f.kind != "metadata", f.count))
     origins = sorted(dict.fromkeys(o for f in [lead, *folded] for o in f.origins
                                    if _MARK.search(o.op_name or "")), key=_rank, reverse=True)
@@ -219,26 +270,54 @@ def fold(findings: list[Finding], said: str, shared: frozenset[str]) -> list[Fin
     return [home] + [f for f in findings if not any(f is g for g in folded)]
 
 
-def _rank(origin) -> int:
-    """How well ``origin`` shows the checkpoint: a recomputed op with a source
-    line best, then a checkpointed op with one, then either without."""
+def _rank(origin: Origin) -> tuple[bool, bool, bool, bool]:
+    """How well ``origin`` shows the checkpoint: a checkpointed op's, at a
+    line of the user's code, recomputed, with a source line at all."""
     name = origin.op_name or ""
-    marked = 2 if _RECOMPUTED in name else 1 if _MARK.search(name) else 0
-    return 2 * marked + bool(origin.location) if marked else 0
+    return (bool(_MARK.search(name)),
+            bool(origin.source_file) and not is_library_file(origin.source_file),
+            _RECOMPUTED in name, bool(origin.location))
 
 
-def _follows(finding: Finding, shared: frozenset[str]) -> bool:
+def _follows(finding: Finding, shared: frozenset[str], own: frozenset[str]) -> bool:
     if finding.kind not in _KINDS:
         return False
     names = [o.op_name or "" for o in finding.origins]
+    if any(_computed(_model_path(name), own) for name in names):
+        return False
+    if finding.kind in _MOVED and not any(names):
+        # no op_name to go by: the get-tuple-elements of a loop carrying
+        # more or fewer saved values
+        return _opcodes(finding.old) | _opcodes(finding.new) <= _UNNAMED_PLUMBING
     if finding.kind == "metadata":  # also a loop's parameters: how many values it carries
         old, new = finding.old or "", finding.new or ""
         return bool(_MARK.search(old)) != bool(_MARK.search(new)) or _marked(finding) \
             or bool(names) and all(map(_carries, names))
-    moved = finding.kind in _MOVED
+    # ops moved between the passes are told by what both runs compute; where
+    # the model changed beside the checkpoint, such a change may be the
+    # model's own (a layer's ops replaced): it stays apart
+    moved = finding.kind in _MOVED and not own
     return bool(names) and all(
         _MARK.search(name) or _carries(name)
-        or moved and _computed(_model_path(name), shared) for name in names)
+        or moved and (_machinery(_model_path(name)) or _computed(_model_path(name), shared))
+        for name in names)
+
+
+def _machinery(path: str) -> bool:
+    """Is the op at model path ``path`` one that checkpointing adds or moves
+    (``_MACHINERY``), or a call of one (scan's ``jit(dynamic_update_index_in_dim)``)?"""
+    return _unwrapped(path.rsplit("/", 1)[-1], _CALL) in _MACHINERY
+
+
+def _opcodes(ops: str | None) -> set[str]:
+    """The opcodes a finding's side lists: ``get-tuple-element f32[8]`` or
+    ``14 ops (get-tuple-element, tuple)``; {"…"} where the list is cut."""
+    if not ops:
+        return set()
+    listed = _OPS_LISTED.fullmatch(ops)
+    if listed is None:
+        return {ops.split(" ", 1)[0]}
+    return {op if op != "..." else "…" for op in listed.group(1).split(", ")}
 
 
 def _carries(name: str) -> bool:
