@@ -1545,3 +1545,18 @@ def test_a_layer_changed_inside_a_loop_unrolled_otherwise_is_no_unrolling(tmp_pa
         assert not [f for f in report["findings"] if f["summary"].startswith("lax.scan")]
         assert any(f["origin"]["source_line"] == 22 and f["kind"] in ("op_added", "op_removed")
                    for f in report["findings"]), [f["summary"] for f in report["findings"]]
+
+
+def test_a_layer_changed_beside_a_checkpoint_added_stays_a_cause_of_its_own(tmp_path):
+    # A scan's step wrapped in jax.checkpoint while its layer lost a sine:
+    # the layer's ops removed at its line were folded under "jax.checkpoint
+    # (remat) in run b only", the only finding, because the same tanh is
+    # recomputed in run b (a merge of two helper sessions' rules)
+    dump_runs(tmp_path, "jax_remat_beside", "sin", "ckpt-plain")
+    report = json.loads(run_cli("diff", str(tmp_path / "sin"), str(tmp_path / "ckpt-plain"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    summaries = [f["summary"] for f in report["findings"] if f["affects"]]
+    assert summaries[0].startswith("jax.checkpoint (remat) in run b only"), summaries
+    layer_lines = {f["origin"]["source_line"] for f in report["findings"][1:]
+                   if f["kind"] in ("op_removed", "replaced")}
+    assert 24 in layer_lines, report["findings"]  # layer_with_sine's line
