@@ -120,17 +120,17 @@ def checkpointing(names: list[str]) -> Checkpointing:
                          barriers)
 
 
-def change_of(a: Module | None, path_a: str | None, b: Module | None,
-              path_b: str | None) -> tuple[str, frozenset[str], frozenset[str]] | None:
+def change_of(a: Module | None, text_a: str | None, b: Module | None,
+              text_b: str | None) -> tuple[str, frozenset[str], frozenset[str]] | None:
     """What differs in the checkpointing of two runs' program (``summary``),
     with the model ops both compute in a checkpointed block, and those only
-    one of them computes; read from the files at ``path_a`` and ``path_b``
-    where there are such."""
-    names_a, names_b = _op_names(a, path_a), _op_names(b, path_b)
+    one of them computes; read from the texts of the programs' files where
+    there are such (None: read from the module)."""
+    names_a, names_b = _op_names(a, text_a), _op_names(b, text_b)
     if not names_a and not names_b:
         return None
-    names_a = names_a or _op_names(a, path_a, always=True)
-    names_b = names_b or _op_names(b, path_b, always=True)
+    names_a = names_a or _op_names(a, text_a, always=True)
+    names_b = names_b or _op_names(b, text_b, always=True)
     a_, b_ = checkpointing(names_a), checkpointing(names_b)
     said = summary(a_, b_)
     blocks = a_.recomputed.keys() | b_.recomputed.keys() | a_.inside | b_.inside
@@ -138,15 +138,12 @@ def change_of(a: Module | None, path_a: str | None, b: Module | None,
         else None
 
 
-def _op_names(module: Module | None, path: str | None, always: bool = False) -> list[str]:
-    """Every op_name of the program, read from its file at ``path`` when
+def _op_names(module: Module | None, text: str | None, always: bool = False) -> list[str]:
+    """Every op_name of the program, read from its file's ``text`` where
     there is one (its unchanged lines are never parsed); [] when the
     program checkpoints nothing (most do not: the text tells at once),
     unless ``always``."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            text = stream.read()
-    except (OSError, TypeError):  # no file: a capture, a text given directly
+    if text is None:  # no file: a capture, a text given directly
         if module is None:
             return []
         return [module.origin(i).op_name or "" for _, i in module.instructions()]
