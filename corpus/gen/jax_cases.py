@@ -52,7 +52,7 @@ DEFAULTS = dict(
 
 CASES = {
     # -- runs that should share an executable but do not ---------------------
-    "jax_learning_rate": dict(a=dict(lr=0.01), b=dict(lr=0.02)),
+    "jax_learning_rate": dict(a=dict(lr=0.01), b=dict(lr=0.02), keep_stablehlo=True),
     # small program, every file XLA wrote kept (only sanitised): .ll, .o,
     # buffer assignment, live ranges, per-module folders with module.mlir ...
     "jax_temperature": dict(a=dict(small=True, temperature=1.0),
@@ -71,8 +71,8 @@ CASES = {
     "jax_two_causes": dict(a=dict(lr=0.01, batch=16), b=dict(lr=0.02, batch=32)),
     "jax_constant_to_parameter": dict(a=dict(lr_as_arg=False), b=dict(lr_as_arg=True)),
     # -- controls: the same executable ---------------------------------------
-    "jax_extra_compilations": dict(a=dict(warmup=False), b=dict(warmup=True)),
-    "jax_named_scope_rename": dict(a=dict(mlp_scope="mlp"), b=dict(mlp_scope="feedforward")),
+    "jax_extra_compilations": dict(a=dict(warmup=False), b=dict(warmup=True), keep_stablehlo=True),
+    "jax_named_scope_rename": dict(a=dict(mlp_scope="mlp"), b=dict(mlp_scope="feedforward"), keep_stablehlo=True),
     "jax_timestamp_control": dict(
         a=dict(small=True, extra_flags="--xla_dump_include_timestamp"),
         b=dict(small=True, extra_flags="--xla_dump_include_timestamp")),
@@ -256,14 +256,14 @@ BULKY = ("-buffer-assignment-values.txt", "-buffer-assignment.txt", ".ll", ".o",
          "-memory-usage-report.txt")
 
 
-def prune(d, main_substr):
-    """Drop bulky sidecars.  Of the per-module folders module_NNNN.<name>/
-    keep only the main program's module.mlir (the StableHLO JAX handed to XLA,
-    with full constant values where the HLO text prints {...}); drop the
+def prune(d, main_substr, keep_all=False):
+    """Drop bulky sidecars.  Of the per-module folders keep only module.mlir (the StableHLO JAX
+    hashes: every constant's value, the results' names), the main program's or (keep_all, a case's
+    keep_stablehlo) every module's: a side program's "no recompile" needs it.  Drop the
     side modules' debug_options (the same flags as the main module's)."""
     for root, dirs, files in os.walk(d):
         for f in files:
-            if root != d and f == "module.mlir" and main_substr in os.path.basename(root):
+            if root != d and f == "module.mlir" and (keep_all or main_substr in os.path.basename(root)):
                 continue
             if (f.endswith(BULKY) or root != d
                     or (f.endswith(".debug_options") and main_substr not in f)):
@@ -312,7 +312,7 @@ def make_case(name):
         if "--xla_dump_hlo_pass_re" in cfg["extra_flags"]:
             prune_pass_dump(out)
         elif cfg["prune"]:
-            prune(out, "jit_scaled_softmax" if cfg["small"] else "jit_train_step")
+            prune(out, "jit_scaled_softmax" if cfg["small"] else "jit_train_step", cfg.get("keep_stablehlo"))
         compact(out)
     subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
 

@@ -1,0 +1,17 @@
+module @jit_iota attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> (tensor<5xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.iota dim = 0 : tensor<5xf32> loc(#loc9)
+    return %0 : tensor<5xf32> loc(#loc10)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc1 = loc("corpus/gen/jax_cases.py":109:47 to :62)
+#loc2 = loc("corpus/gen/jax_cases.py":322:8 to :32)
+#loc3 = loc("corpus/gen/jax_cases.py":330:4 to :22)
+#loc4 = loc("run"(#loc1))
+#loc5 = loc("main"(#loc2))
+#loc6 = loc("<module>"(#loc3))
+#loc7 = loc(callsite(#loc5 at #loc6))
+#loc8 = loc(callsite(#loc4 at #loc7))
+#loc9 = loc("jit(iota)/iota"(#loc8))
+#loc10 = loc("jit(iota)"(#loc8))
