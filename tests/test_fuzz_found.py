@@ -178,6 +178,12 @@ def test_one_renamed_op_name_is_metadata_not_another_jax_version(tmp_path):
         folder.mkdir()
         (folder / "module_0001.jit_f.before_optimizations.txt").write_text(
             program.replace("NAME", name))
+        # the StableHLO JAX keys on, as its dumps hold it: the same in both runs
+        (folder / "module_0001.jit_f").mkdir()
+        (folder / "module_0001.jit_f" / "module.mlir").write_text(
+            "module @jit_f {\n  func.func public @main(%arg0: tensor<f32>) -> (tensor<10xf32> "
+            "{jax.result_info = \"result\"}) {\n    %0 = stablehlo.broadcast_in_dim %arg0, "
+            "dims = [] : (tensor<f32>) -> tensor<10xf32>\n    return %0 : tensor<10xf32>\n  }\n}\n")
         folders.append(folder)
     from conftest import run_cli
     import json

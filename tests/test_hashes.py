@@ -90,6 +90,34 @@ def test_each_hash_changes_exactly_when_the_runs_printed_different_values(case, 
     assert checked, "no observed hash was compared"
 
 
+JAX_SIDE_PROGRAMS = [case for case in CASES if _truth(case)["framework"] == "jax"
+                     and len(_truth(case)["observed"].get("programs", {})) > 1]
+
+
+@pytest.mark.parametrize("case", JAX_SIDE_PROGRAMS)
+def test_no_program_is_told_to_keep_a_jax_key_that_moved(case, reports):
+    """Every program JAX keyed in both runs, not only the main one: a verdict
+    on its key is what was observed, or "cannot tell". jax_remat_added's
+    jit_init_fn (optax's init of parameters nn.remat renamed) had the same HLO
+    text in both runs and another key, its results' names being in the
+    StableHLO the pruned dump dropped: hlodiff said "unchanged"."""
+    _verdict(reports, case)
+    observed = _truth(case)["observed"]["programs"]
+    checked = 0
+    for verdict in reports[case].programs:
+        seen = observed.get(verdict.program)
+        if not isinstance(seen, dict) or not all(isinstance(seen.get(run), dict)
+                                                 for run in ("run_a", "run_b")):
+            continue  # namesakes, or a program one run alone keyed
+        keys = [seen[run].get("jax_cache_key") for run in ("run_a", "run_b")]
+        said = verdict.hashes.get("jax_cache_key")
+        if None in keys or said is None:
+            continue
+        assert said is (keys[0] != keys[1]), (verdict.program, verdict.reason)
+        checked += 1
+    assert checked
+
+
 def _integer_constant_changed(report) -> bool:
     return any(f.kind == "constant" and (f.element_type or "")[:1] in "su"
                for top in report.findings for f in (top, *top.derived))

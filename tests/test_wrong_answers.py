@@ -467,6 +467,72 @@ def test_a_python_scalar_against_an_array_moves_jax_key_though_the_hlo_is_the_sa
     assert "stablehlo.convert" in top["old"]
 
 
+@pytest.mark.parametrize("program, a, b, shown", [
+    ("jax_result_names", "loss", "cost", "jax.result_info"),
+    ("jax_weak_scalar", "python", "array", "stablehlo.convert")])
+def test_a_compile_input_without_its_module_mlir_cannot_tell_jax_key_unchanged(
+        tmp_path, program, a, b, shown):
+    # Two byte-identical HLO texts, and JAX wrote a second cache entry: the
+    # results' names (jax.result_info) and a convert XLA folds away are only
+    # in the StableHLO it hashes, the dump's module.mlir. Without that file
+    # (a pruned dump, the .txt files copied alone, two files given) hlodiff
+    # said "Same executable, no recompile ... JAX persistent cache key:
+    # unchanged", exit 0 (corpus/jax_remat_added's jit_init_fn: flax's
+    # nn.remat renamed the optimizer state's results).
+    script = Path(__file__).parent / "programs" / f"{program}.py"
+    cache = tmp_path / "cache"
+    for kind in (a, b):
+        env = {**os.environ, "JAX_PLATFORMS": "cpu",
+               "XLA_FLAGS": f"--xla_dump_to={tmp_path / kind}",
+               "JAX_COMPILATION_CACHE_DIR": str(cache),
+               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+               "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
+        subprocess.run([sys.executable, str(script), kind], env=env, check=True,
+                       capture_output=True)
+    assert len({p.name for p in cache.iterdir() if p.name.startswith("jit_step-")}) == 2
+    inputs = [next((tmp_path / kind).glob("*.jit_step.before_optimizations.txt"))
+              for kind in (a, b)]
+    assert inputs[0].read_text() == inputs[1].read_text()
+    full = json.loads(run_cli("diff", str(tmp_path / a), str(tmp_path / b), "--module", "jit_step",
+                              "--format", "json", "--no-cache", expect=1).stdout)
+    assert full["programs"][0]["hashes"]["jax_cache_key"] is True
+    assert shown in full["findings"][0]["old"] + full["findings"][0]["new"]
+    pruned = {}
+    for kind in (a, b):
+        pruned[kind] = tmp_path / f"pruned_{kind}"
+        shutil.copytree(tmp_path / kind, pruned[kind])
+    shutil.rmtree(next(pruned[b].glob("module_*.jit_step")))  # run b's folder not copied
+    one = [str(tmp_path / a), str(pruned[b])]
+    shutil.rmtree(next(pruned[a].glob("module_*.jit_step")))
+    for runs, missing in ((one, "run b"), ([str(pruned[a]), str(pruned[b])], "run a and run b"),
+                          (list(map(str, inputs)), "run a and run b")):
+        got = run_cli("diff", *runs, "--module", "jit_step", "--no-cache", expect=1)
+        headline = " ".join(got.stdout.split("\ncompared")[0].split())
+        assert headline.startswith(f"Recompiles: cannot tell (no module.mlir for jit_step in "
+                                   f"{missing}: JAX's key hashes the StableHLO it holds"), headline
+        assert "JAX persistent cache key: cannot tell" in got.stdout
+        report = json.loads(run_cli("diff", *runs, "--module", "jit_step", "--format", "json",
+                                    "--no-cache", expect=1).stdout)
+        step, = report["programs"]
+        assert (step["recompiles"], step["same_executable"]) == (None, True)
+        assert step["hashes"]["jax_cache_key"] is None
+        assert "the results' names" in step["reason"]
+
+
+def test_one_run_against_a_copy_of_itself_keeps_jax_key_unchanged_with_module_mlir(tmp_path):
+    # The other side of that rule: where both runs hold every program's
+    # module.mlir, nothing in JAX's key is hidden, and a control stays exit 0.
+    shutil.copytree(CORPUS / "jax_named_scope_rename" / "run_a", tmp_path / "run_a")
+    got = run_cli("diff", str(CORPUS / "jax_named_scope_rename" / "run_a"), str(tmp_path / "run_a"),
+                  "--no-cache", expect=0)
+    assert got.stdout.startswith("Same executable, no recompile")
+    shutil.rmtree(tmp_path / "run_a" / "module_0002.jit_zeros_like_tree")
+    got = run_cli("diff", str(CORPUS / "jax_named_scope_rename" / "run_a"), str(tmp_path / "run_a"),
+                  "--no-cache", expect=1)
+    assert got.stdout.startswith("Recompiles: cannot tell (no module.mlir for "
+                                 "jit_zeros_like_tree in run b")
+
+
 def _cached_runs(tmp_path, program: str, a: str, b: str) -> tuple[set[str], dict]:
     """Two real runs of ``program`` sharing one JAX persistent cache: the
     cache's entries for jit_step (JAX's own judgement of its key) and

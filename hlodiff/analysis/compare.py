@@ -379,12 +379,13 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     stablehlo = _stablehlo_change(stages, pair.a, pair.b)
     if stablehlo is not None:
         outside.append(stablehlo)
+    no_stablehlo = _without_stablehlo(stages, pair.a, pair.b) if framework == "jax" else ""
     notes = [cache_paths_differ(env_a, env_b), _one_optimized(pair.a, pair.b, name)]
     loaded = {(True, True): "both runs", (True, False): "run a",
               (False, True): "run b"}.get((pair.a.loaded_from_cache, pair.b.loaded_from_cache), "")
     return ProgramDiff(name,
                        ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
-                       framework, tuple(filter(None, notes)), is_main, loaded)
+                       framework, tuple(filter(None, notes)), is_main, loaded, no_stablehlo)
 
 
 def _one_optimized(a: DumpModule, b: DumpModule, name: str) -> str:
@@ -745,6 +746,28 @@ def _mlir_constants(module: DumpModule) -> dict[str, list[str]] | None:
         return read_constants(path)
     except OSError:  # unreadable: decide as if it were not there
         return None
+
+
+def _without_stablehlo(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> str:
+    """The runs whose dump has no module.mlir for a program whose compile
+    input was compared ("run b", "run a and run b"), or "": JAX's key hashes
+    the StableHLO in it, which holds what the HLO text does not print. A
+    pruned dump, files copied without their module folder, two HLO files
+    given alone and JAX 0.4's dumps (which write none) said "JAX persistent
+    cache key: unchanged" for the optimizer's init of a flax model whose
+    parameters nn.remat renamed: its HLO was the same byte for byte, its
+    results' names (jax.result_info) were not, and JAX keyed it anew. The
+    same file on both sides (a run given twice) is the same program."""
+    before = next((s for s in stages if s.stage == BEFORE), None)
+    if before is None or before.path_a is None or before.path_b is None:
+        return ""
+    try:
+        if os.path.samefile(before.path_a, before.path_b):
+            return ""
+    except OSError:
+        pass
+    missing = [run for run, module in (("run a", a), ("run b", b)) if _mlir_path(module) is None]
+    return " and ".join(missing)
 
 
 def _stablehlo_change(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> Change | None:

@@ -190,6 +190,9 @@ class ProgramDiff:
     notes: tuple[str, ...] = ()
     is_main: bool = False
     loaded: str = ""  # "run b", "run a" or "both runs": loaded from JAX's cache, not compiled
+    # the runs without the program's module.mlir ("run b", "run a and run b"),
+    # where a key hashes what only that file shows (JAX's); "" otherwise
+    no_stablehlo: str = ""
 
 
 def explain(programs: list[ProgramDiff], extra: tuple[ExtraCompilation, ...] = (),
@@ -664,7 +667,13 @@ def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
             reasons.append(elided[0].detail or "constants XLA printed as {...} might differ")
     hashes = verdicts(by_stage.get(BEFORE) if BEFORE in by_stage else by_stage.get(single),
                       by_stage.get(AFTER) if AFTER in by_stage else by_stage.get(single), outside,
-                      program.framework)
+                      program.framework,
+                      frozenset({"module.mlir"}) if program.no_stablehlo else frozenset())
+    if program.no_stablehlo and hashes.get("jax_cache_key", False) is None and \
+            verdicts(input_changes, None, outside, program.framework).get("jax_cache_key") is False:
+        reasons.append(f"no module.mlir for {program.program} in {program.no_stablehlo}: "
+                       "JAX's key hashes the StableHLO it holds, which has what the HLO text "
+                       "lacks (the results' names, converts XLA folds away)")
     if _FINGERPRINT in hashes:
         texts_differ = _optimized_texts_differ(program)
         if texts_differ and not any(_FINGERPRINT in f.affects for f in findings):

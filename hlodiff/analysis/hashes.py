@@ -13,7 +13,15 @@ tests/test_hashes.py compares these rules with them.
   information), the module name, the compile options (XLA flags among them,
   also the dump flags JAX does not clear, and the cache directory) and the
   versions. Op_names and source lines do not count; constants count with
-  all their values, also those the HLO text prints as ``{...}``.
+  all their values, also those the HLO text prints as ``{...}``. The
+  StableHLO holds what the HLO text never prints: the results' names
+  (``jax.result_info``, the pytree paths of the outputs) and converts XLA
+  folds away (a weak-typed Python float argument); both move the key between
+  two byte-identical HLO texts, in jax 0.10.2 and 0.4.30 alike (a helper
+  session's pairs; flax's nn.remat renames the optimizer state's results,
+  corpus/jax_remat_added's jit_init_fn). Only the dump's ``module.mlir``
+  shows them: where a run has none for the program, the HLO cannot tell the
+  key unchanged.
 * ``xla_executable_fingerprint``: the line ``Fingerprint for executable
   jit_NAME: N`` that XLA prints with ``TF_CPP_VMODULE=py_executable=1``. On
   CPU it is a hash of the optimized module's text exactly as the
@@ -96,6 +104,9 @@ class HashRule:
     # hashes what no dump prints (torch-xla's proto holds the Python call
     # stack): where nothing shows it moved, it is "cannot tell", not unchanged
     unseen_input: bool = False
+    # the dump's file that holds what it hashes beyond the HLO text: where a
+    # run lacks it, nothing showing it moved is "cannot tell", not unchanged
+    sidecar: str = ""
 
     @property
     def label(self) -> str:
@@ -108,7 +119,8 @@ HASHES = (
              "the file names in jax_compilation_cache_dir; 'PERSISTENT COMPILATION CACHE "
              "MISS ... with key' in the log (JAX_LOGGING_LEVEL=INFO)",
              "jax/_src/cache_key.py get(): StableHLO bytecode without debug info, module name, "
-             "compile options, jax/jaxlib/backend versions; corpus/gen/HASHES.md"),
+             "compile options, jax/jaxlib/backend versions; corpus/gen/HASHES.md",
+             sidecar="module.mlir"),
     HashRule("xla_executable_fingerprint", "XLA executable fingerprint", "XLA", EXECUTABLE,
              ("jax", None),
              "'Fingerprint for executable jit_NAME: N' with TF_CPP_VMODULE=py_executable=1",
@@ -208,8 +220,8 @@ def affects(change: Change) -> tuple[str, ...]:
 
 
 def verdicts(before: list[Change] | None, after: list[Change] | None,
-             outside: list[Change] = (), framework: str | None = None
-             ) -> dict[str, bool | None]:
+             outside: list[Change] = (), framework: str | None = None,
+             missing: frozenset[str] = frozenset()) -> dict[str, bool | None]:
     """For each hash of ``framework``: changed (True), unchanged (False) or
     cannot tell (None).
 
@@ -219,7 +231,9 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
     changes and the program's name. Where the stage a rule needs was not
     dumped, the other stage decides what it can: an optimized program that
     differs came from a compile input that differs; a compile input without
-    any difference gives the same executable.
+    any difference gives the same executable. ``missing``: the sidecar files
+    (``module.mlir``) a run lacks for the program; a rule that hashes one is
+    never told unchanged without it.
     """
     out: dict[str, bool | None] = {}
     for rule in applicable(framework):
@@ -230,9 +244,10 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         if own is not None:
             answers = [moves(rule.name, c) for c in list(own) + extra]
             out[rule.name] = True if True in answers else (None if None in answers else False)
-            if out[rule.name] is False and rule.unseen_input:
+            if out[rule.name] is False and (rule.unseen_input or rule.sidecar and rule.sidecar in missing):
                 # a call wrapped in a lambda on the same line, or a scheduler's
-                # step, moved torch-xla's between two identical dumps
+                # step, moved torch-xla's between two identical dumps; renamed
+                # results moved JAX's between two identical HLO texts
                 out[rule.name] = None
         elif other is None:
             out[rule.name] = None

@@ -244,7 +244,10 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     if report.recompiles:
         parts.append(f"Recompiles ({names})" if names else "Recompiles")
     elif report.recompiles is None:
-        parts.append("Recompiles: cannot tell")
+        # which program, and why: a pruned dump's helper said only "cannot tell"
+        why = next((p.reason for p in report.programs
+                    if p.recompiles is None and p.reason), "")
+        parts.append("Recompiles: cannot tell" + (f" ({spell.value(why)})" if why else ""))
     else:
         parts.append("No recompile")
     if report.same_executable is True:
@@ -253,7 +256,8 @@ def verdict_line(report: Report, spell: Spelling = PLAIN) -> str:
     elif report.same_executable is False:
         parts.append("different executables")
     else:
-        reason = next((p.reason for p in report.programs if p.reason), "")
+        reason = next((p.reason for p in report.programs
+                       if p.same_executable is None and p.reason), "")
         parts.append("same executable: cannot tell"
                      + (f" ({spell.value(reason)})" if reason else ""))
     main = next((p for p in report.programs if p.main), None)
