@@ -204,19 +204,22 @@ def _shown(module):
 
 # --- renumbered pairs ----------------------------------------------------------------------
 
-_NUMBERED_NAME = re.compile(r"%([A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)*)\.(\d+)(?![\w.\-])")
-_FIRST_PARAMETER = re.compile(r"^  %([\w.\-]+) = ([a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^}\n]*\})?) "
-                              r"parameter\(", re.M)
+_NUMBERED_NAME = r"{sigil}([A-Za-z_][\w\-]*(?:\.[A-Za-z_][\w\-]*)*)\.(\d+)(?![\w.\-])"
+_FIRST_PARAMETER = r"^  {sigil}([\w.\-]+) = ([a-z][a-z0-9]*\[[^\]\n]*\](?:\{{[^}}\n]*\}})?) parameter\("
 
 
 def renumbered_text(text: str) -> str:
     """``text`` as XLA prints it after one op more near the top of the entry:
-    the op, and every numbered name after it one number higher."""
-    text = _NUMBERED_NAME.sub(lambda m: f"%{m.group(1)}.{int(m.group(2)) + 1}", text)
+    the op, and every numbered name after it one number higher. Names are
+    printed with a ``%`` or, as JAX 0.4's XLA prints them, without."""
+    sigil = "%" if "\n  %" in text else ""
+    numbered = re.compile(_NUMBERED_NAME.format(sigil=sigil) if sigil
+                          else r"(?<![\w.\-\"/])" + _NUMBERED_NAME.format(sigil=""))
+    text = numbered.sub(lambda m: f"{sigil}{m.group(1)}.{int(m.group(2)) + 1}", text)
     entry = text.index("\nENTRY ")
-    parameter = _FIRST_PARAMETER.search(text, entry)
+    parameter = re.compile(_FIRST_PARAMETER.format(sigil=sigil), re.M).search(text, entry)
     line_end = text.index("\n", parameter.end())
-    added = f"\n  %hlodiff_added.1 = {parameter.group(2)} copy(%{parameter.group(1)})"
+    added = f"\n  {sigil}hlodiff_added.1 = {parameter.group(2)} copy({sigil}{parameter.group(1)})"
     return text[:line_end] + added + text[line_end:]
 
 
