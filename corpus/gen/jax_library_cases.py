@@ -651,7 +651,8 @@ CASES = {
     "jax_flax_batch_size": dict(
         runner="flax", a=dict(batch=32, n_examples=32), b=dict(batch=48, n_examples=48)),
     "jax_equinox_hyperparameter": dict(
-        runner="equinox", a=dict(weight_decay=1e-4), b=dict(weight_decay=5e-4)),
+        runner="equinox", a=dict(weight_decay=1e-4), b=dict(weight_decay=5e-4),
+        keep_stablehlo=True),
     # the same program under jax 0.4.30 (run_a) and jax 0.10.2 (run_b); the
     # main program keeps all its sidecars
     "jax_version_upgrade": dict(
@@ -709,17 +710,20 @@ OBS_ENV = {
 }
 
 
-def prune(d, keep_sidecars=False, after_only=False):
+def prune(d, keep_sidecars=False, after_only=False, keep_stablehlo=False):
     """Drop bulky sidecars and the side modules' per-module folders and
     debug_options.  The main program keeps module.mlir (and, with
-    keep_sidecars, its compile_options/topology textprotos and debug_options).
+    keep_sidecars, its compile_options/topology textprotos and debug_options);
+    with keep_stablehlo every module keeps its module.mlir (JAX's key hashes
+    it: a side program's "no recompile" needs it).
     after_only: delete every *before_optimizations.txt as well."""
     for root, _dirs, files in os.walk(d):
         main_folder = root != d and MAIN in os.path.basename(root)
         for f in files:
             p = os.path.join(root, f)
             if root != d:
-                if main_folder and (f == "module.mlir" or keep_sidecars):
+                if (main_folder or keep_stablehlo) and f == "module.mlir" \
+                        or main_folder and keep_sidecars:
                     continue
                 os.remove(p)
             elif (f.endswith(BULKY) or (f.endswith(".debug_options") and MAIN not in f)
@@ -891,7 +895,8 @@ def make_pair(name):
         python = spec.get("python", {}).get(run_id, JAX)
         runs[run_id] = one_run(name, run_id, config(name, run_id), python, out,
                                spec.get("env", {}).get(run_id))
-        prune(out, spec.get("keep_sidecars", False), spec.get("after_only", False))
+        prune(out, spec.get("keep_sidecars", False), spec.get("after_only", False),
+              spec.get("keep_stablehlo", False))
         compact(out)
     subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
     obs = observed_block(name, runs, dumps)
