@@ -75,7 +75,7 @@ CASES = {
     "jax_named_scope_rename": dict(a=dict(mlp_scope="mlp"), b=dict(mlp_scope="feedforward"), keep_stablehlo=True),
     "jax_timestamp_control": dict(
         a=dict(small=True, extra_flags="--xla_dump_include_timestamp"),
-        b=dict(small=True, extra_flags="--xla_dump_include_timestamp")),
+        b=dict(small=True, extra_flags="--xla_dump_include_timestamp"), keep_stablehlo=True),
     # -- per-pass dumps of a small program ------------------------------------
     "jax_pass_dump_temperature": dict(
         a=dict(small=True, temperature=2.0, extra_flags="--xla_dump_hlo_pass_re=.*"),
