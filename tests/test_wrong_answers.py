@@ -1625,4 +1625,17 @@ def test_a_layer_changed_beside_a_checkpoint_added_stays_a_cause_of_its_own(tmp_
     assert summaries[0].startswith("jax.checkpoint (remat) in run b only"), summaries
     layer_lines = {f["origin"]["source_line"] for f in report["findings"][1:]
                    if f["kind"] in ("op_removed", "replaced")}
-    assert 24 in layer_lines, report["findings"]  # layer_with_sine's line
+    assert 26 in layer_lines, report["findings"]  # layer_with_sine's line
+
+
+def test_a_scale_seen_only_in_the_backward_pass_is_not_the_checkpoints(tmp_path):
+    # The loss halved beside a checkpoint added: the step returns no loss, so
+    # only the backward pass multiplies by 0.5. A first version of the
+    # checkpoint finding took every backward-pass change under it, and the
+    # 0.5 was said nowhere but in its "follows from it"
+    dump_runs(tmp_path, "jax_remat_beside", "plain", "ckpt-plain-half")
+    report = json.loads(run_cli("diff", str(tmp_path / "plain"), str(tmp_path / "ckpt-plain-half"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    tops = [f for f in report["findings"] if f["affects"]]
+    assert tops[0]["summary"].startswith("jax.checkpoint (remat) in run b only"), tops
+    assert any("constant(0.5)" in (f["new"] or "") for f in tops[1:]), tops

@@ -41,8 +41,10 @@ _CHECKPOINT_SCOPE = re.compile(r"(?:^|/)checkpoint(?=/)")
 _FLAX_PREFIX = re.compile(r"\bCheckpoint(?=[A-Z])")
 _TRANSFORMED = re.compile(r"(?:jvp|transpose|vmap)\((.*)\)")
 _CALL = re.compile(r"(?:jit|pjit)\((.*)\)")
-# What a finding of ops added or removed lists (findings.py's _ops_text).
+# What a finding of ops added or removed lists (findings.py's _ops_text),
+# and a scalar constant as it lists one (``constant(0.5)``).
 _OPS_LISTED = re.compile(r"\d+ ops \((.*)\)")
+_SCALAR = re.compile(r"\bconstant\(([^()]*)\)")
 # An op's parameters, which JAX before 0.5 wrote into op_names
 # (``dot_general[dimension_numbers=(((1,), (0,)), ((), ())) ...]``).
 _PARAMETERS = re.compile(r"\[[^\[\]]*\]")
@@ -292,12 +294,27 @@ def _follows(finding: Finding, shared: frozenset[str], own: frozenset[str]) -> b
             or bool(names) and all(map(_carries, names))
     # ops moved between the passes are told by what both runs compute; where
     # the model changed beside the checkpoint, such a change may be the
-    # model's own (a layer's ops replaced): it stays apart
-    moved = finding.kind in _MOVED and not own
+    # model's own (a layer's ops replaced), and a value the code wrote comes
+    # with ops of its own (the loss halved: "constant(0.5), broadcast" in the
+    # backward pass alone): those stay apart
+    moved = finding.kind in _MOVED and not own and not _writes_a_value(finding)
     return bool(names) and all(
         _MARK.search(name) or _carries(name)
         or moved and (_machinery(_model_path(name)) or _computed(_model_path(name), shared))
         for name in names)
+
+
+def _writes_a_value(finding: Finding) -> bool:
+    """Do the ops the finding adds or removes hold a scalar constant other
+    than 0 and 1, the values differentiation and plumbing bring?"""
+    for side in (finding.old, finding.new):
+        for value in _SCALAR.findall(side or ""):
+            try:
+                if float(value) not in (0.0, 1.0):
+                    return True
+            except ValueError:
+                return True
+    return False
 
 
 def _machinery(path: str) -> bool:

@@ -1,9 +1,10 @@
 """A scan over layers, the step under jax.checkpoint or not, the layer one
-of two: ``python jax_remat_beside.py [ckpt-](plain|sin)``.
+of two: ``python jax_remat_beside.py [ckpt-](plain|sin)[-half]``.
 
 ``sin`` takes the sine of the layer's matmul before its tanh: run against
 ``ckpt-plain`` the model changed beside the checkpoint added, and both are
-causes.
+causes. ``-half`` halves the loss, which only the backward pass shows (the
+step returns no loss).
 """
 
 import sys
@@ -13,7 +14,8 @@ import jax.numpy as jnp
 
 VARIANT = sys.argv[1]
 CHECKPOINT = VARIANT.startswith("ckpt-")
-SINE = VARIANT.endswith("sin")
+SINE = VARIANT.removesuffix("-half").endswith("sin")
+HALF = VARIANT.endswith("-half")
 
 
 def layer(h, w):
@@ -27,7 +29,7 @@ def layer_with_sine(h, w):
 def loss(ws, x):
     step = layer_with_sine if SINE else layer
     h, _ = jax.lax.scan(jax.checkpoint(step) if CHECKPOINT else step, x, ws)
-    return jnp.sum(h ** 2)
+    return jnp.sum(h ** 2) * (0.5 if HALF else 1.0)
 
 
 @jax.jit
