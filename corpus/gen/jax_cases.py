@@ -312,7 +312,7 @@ def make_case(name):
         if "--xla_dump_hlo_pass_re" in cfg["extra_flags"]:
             prune_pass_dump(out)
         elif cfg["prune"]:
-            prune(out, "jit_scaled_softmax" if cfg["small"] else "jit_train_step", cfg.get("keep_stablehlo"))
+            prune(out, "jit_scaled_softmax" if cfg["small"] else "jit_train_step", cfg.get("keep_stablehlo", True))
         compact(out)
     subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
 
