@@ -318,6 +318,21 @@ def in_backward_pass(op_name: str | None) -> bool:
     return bool(op_name) and any(scope in op_name for scope in _BACKWARD_SCOPES)
 
 
+# An op's parameters, which JAX before 0.5 wrote into its op_names
+# (``dot_general[dimension_numbers=(((1,), (0,)), ((), ())) ...]``).
+_OP_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
+
+
+def without_parameters(op_name: str) -> str:
+    """``op_name`` as JAX 0.5 and later write it: without the parameters of
+    each op that JAX 0.4 wrote into it.
+
+    >>> without_parameters("jit(f)/jit(main)/while[cond_nconsts=0 body_nconsts=1]/body/tanh")
+    'jit(f)/jit(main)/while/body/tanh'
+    """
+    return _OP_PARAMETERS.sub("", op_name)
+
+
 def runs_backward(path) -> bool:
     """Does the HLO text at ``path`` run a backward pass (a training step)?
     False where there is no file to read."""

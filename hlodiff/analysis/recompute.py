@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ..model import Module, Origin, in_backward_pass, is_library_file
+from ..model import Module, Origin, in_backward_pass, is_library_file, without_parameters
 from .findings import Finding, moved_by
 
 # What a finding of a change of checkpointing starts with (advice.py reads it).
@@ -45,9 +45,6 @@ _CALL = re.compile(r"(?:jit|pjit)\((.*)\)")
 # and a scalar constant as it lists one (``constant(0.5)``).
 _OPS_LISTED = re.compile(r"\d+ ops \((.*)\)")
 _SCALAR = re.compile(r"\bconstant\(([^()]*)\)")
-# An op's parameters, which JAX before 0.5 wrote into op_names
-# (``dot_general[dimension_numbers=(((1,), (0,)), ((), ())) ...]``).
-_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
 # Ops checkpointing adds or moves: the barrier keeping a saved value from being fused
 # into its recomputation (named after JAX's remat primitive; JAX 0.4 named it
 # optimization_barrier), and the identity rounding that marks a value a
@@ -110,7 +107,7 @@ def checkpointing(names: list[str]) -> Checkpointing:
     inside: set[str] = set()
     barriers = 0
     for name in names:
-        barriers += bool(_BARRIER.search(_PARAMETERS.sub("", name)))
+        barriers += bool(_BARRIER.search(without_parameters(name)))
         if _RECOMPUTED in name:
             counted[_model_path(name)] += 1
             continue
@@ -161,7 +158,7 @@ def _model_path(name: str) -> str:
     ``jit(step)/transpose(jvp(Net))/checkpoint/rematted_computation/
     CheckpointBlock_0/Dense_0/dot_general`` and ``jit(step)/jvp(Net)/Block_0/
     Dense_0/dot_general`` are both ``Net/Block_0/Dense_0/dot_general``."""
-    name = _PARAMETERS.sub("", name).replace(_RECOMPUTED, "")
+    name = without_parameters(name).replace(_RECOMPUTED, "")
     name = _FLAX_PREFIX.sub("", _CHECKPOINT_SCOPE.sub("", name))
     parts = name.split("/")
     scoped = [i for i, part in enumerate(parts) if "(" in part]
@@ -336,7 +333,7 @@ def _opcodes(ops: str | None) -> set[str]:
 
 def _carries(name: str) -> bool:
     """Is the op named ``name`` one that carries values between the passes?"""
-    return _PARAMETERS.sub("", name).rsplit("/", 1)[-1] in _CARRIERS
+    return without_parameters(name).rsplit("/", 1)[-1] in _CARRIERS
 
 
 def _computed(path: str, shared: frozenset[str]) -> bool:

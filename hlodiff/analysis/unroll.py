@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from ..model import Instruction, Module, Origin, in_backward_pass
+from ..model import Instruction, Module, Origin, in_backward_pass, without_parameters
 from .findings import Finding, moved_by
 
 # How the findings of this module start (advice.py asks is_unrolling).
@@ -48,7 +48,6 @@ _INDEX_TYPES = frozenset({"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", 
 _KINDS = frozenset({"replaced", "op_added", "op_removed", "op_moved", "operands", "attribute",
                     "shape", "metadata", "called_computation", "computation_added",
                     "computation_removed", "constant"})
-_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,7 @@ class _Program:
                 continue
             body, condition = instruction.called_computations
             origin = self.module.origin(instruction)
-            key = _PARAMETERS.sub("", origin.op_name or "while")
+            key = without_parameters(origin.op_name or "while")
             out[(key, seen[key])] = Loop(instruction.name, key, body, condition,
                                          self.trips(computation.name, instruction), origin)
             seen[key] += 1
