@@ -162,6 +162,23 @@ def derived_findings(changes: list[Change], stage: str) -> tuple[Finding, ...]:
     return tuple(out)
 
 
+def under_one_cause(findings: list[Finding], folded: list[Finding], summary: str, lead: Finding,
+                    origins: tuple[Origin, ...]) -> list[Finding]:
+    """``findings`` with those of ``folded``, the consequences of one change
+    of the program's structure (a checkpoint, an unroll: recompute.py,
+    unroll.py), taken under one finding of it, first: ``summary`` says it,
+    ``origins`` are its places, ``lead`` the folded finding whose places and
+    program it shows. It moves what they move, counts what they count."""
+    stages = {f.stage for f in folded}
+    home = Finding(
+        kind="replaced", stage=stages.pop() if len(stages) == 1 else "both",
+        old=None, new=None, count=sum(f.count for f in folded), affects=moved_by(folded),
+        origins=origins, where=lead.where, summary=summary, program=lead.program,
+        derived=tuple(replace(f, detail=f.summary or f.detail) for f in folded),
+        optimized=sum(f.optimized for f in folded))
+    return [home] + [f for f in findings if not any(f is g for g in folded)]
+
+
 # --- grouping ---------------------------------------------------------------------------------
 
 def group(roots: list[Change], following: dict[int, list[Change]], stage: str,

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..model import Module, Origin, in_backward_pass, is_library_file, without_parameters
-from .findings import Finding, moved_by
+from .findings import Finding, under_one_cause
 
 # What a finding of a change of checkpointing starts with (advice.py reads it).
 RECOMPUTATION = "jax.checkpoint (remat)"
@@ -255,15 +255,7 @@ def fold(findings: list[Finding], said: str, shared: frozenset[str],
                                       f.kind != "metadata", f.count))
     origins = sorted(dict.fromkeys(o for f in [lead, *folded] for o in f.origins
                                    if _MARK.search(o.op_name or "")), key=_rank, reverse=True)
-    stages = {f.stage for f in folded}
-    home = Finding(
-        kind="replaced", stage=stages.pop() if len(stages) == 1 else "both",
-        old=None, new=None, count=sum(f.count for f in folded), affects=moved_by(folded),
-        origins=tuple(origins[:50]) or lead.origins,
-        where=lead.where, summary=said, program=lead.program,
-        derived=tuple(replace(f, detail=f.summary or f.detail) for f in folded),
-        optimized=sum(f.optimized for f in folded))
-    return [home] + [f for f in findings if not any(f is g for g in folded)]
+    return under_one_cause(findings, folded, said, lead, tuple(origins[:50]) or lead.origins)
 
 
 def _rank(origin: Origin) -> tuple[bool, bool, bool, bool]:

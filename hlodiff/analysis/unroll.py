@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from ..model import Instruction, Module, Origin, in_backward_pass, without_parameters
-from .findings import Finding, moved_by
+from .findings import Finding, under_one_cause
 
 # How the findings of this module start (advice.py asks is_unrolling).
 _MARK = re.compile(r"(?:^|: )(?:lax\.scan|a while loop) (?:unroll|unrolled|fully unrolled)")
@@ -358,16 +358,9 @@ def fold(findings: list[Finding], unrolled: Unrolling, a: Module, b: Module) -> 
         return findings
     lead = max(folded, key=lambda f: (f.origin.location is not None, f.kind != "metadata",
                                       f.count))
-    stages = {f.stage for f in folded}
     origins = (unrolled.origin,) if unrolled.origin else ()
-    home = Finding(
-        kind="replaced", stage=stages.pop() if len(stages) == 1 else "both",
-        old=None, new=None, count=sum(f.count for f in folded), affects=moved_by(folded),
-        origins=origins + tuple(o for o in lead.origins if o != unrolled.origin)[:49],
-        where=lead.where, summary=unrolled.summary, program=lead.program,
-        derived=tuple(replace(f, detail=f.summary or f.detail) for f in folded),
-        optimized=sum(f.optimized for f in folded))
-    return [home] + [f for f in findings if not any(f is g for g in folded)]
+    return under_one_cause(findings, folded, unrolled.summary, lead, origins + tuple(
+        o for o in lead.origins if o != unrolled.origin)[:49])
 
 
 def is_unrolling(finding: Finding) -> bool:
