@@ -172,8 +172,9 @@ def _order_changes(alignment: Alignment) -> list[Change]:
     return out
 
 
-def _meaning(attribute: Attribute) -> Any:
-    """An attribute's value as data; a backend_config holding JSON as that JSON."""
+def attribute_data(attribute: Attribute) -> Any:
+    """An attribute's value as data; a backend_config holding JSON as that
+    JSON, printed raw or quoted."""
     if attribute.text[:1] in "{[" and attribute.text[1:2] in ('"', "}", "]"):
         try:
             return json.loads(attribute.text)  # JSON printed as is (backend_config)
@@ -193,7 +194,7 @@ def attribute_difference(old: Attribute, new: Attribute) -> str:
     fields of JSON (``fusion_backend_config.kind: kLoop -> kInput``), else
     the changed words with a little of what is around them
     (``devices=[2,1]… -> devices=[1,2]…``)."""
-    a, b = _meaning(old), _meaning(new)
+    a, b = attribute_data(old), attribute_data(new)
     if isinstance(a, dict) and isinstance(b, dict):
         return _json_difference(a, b) or text_difference(old.text, new.text)
     return text_difference(old.text, new.text)

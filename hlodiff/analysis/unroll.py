@@ -26,12 +26,12 @@ runs longer (another length) does other work too.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from ..model import Instruction, Module, Origin, in_backward_pass, without_parameters
+from .diff import attribute_data
 from .findings import Finding, under_one_cause
 
 # How the findings of this module start (advice.py asks is_unrolling).
@@ -250,7 +250,7 @@ class _Program:
         config = loop.attribute("backend_config")
         if config is not None and "known_trip_count" in config.text:
             try:
-                return int(json.loads(_unquoted(config.text))["known_trip_count"]["n"])
+                return int(attribute_data(config)["known_trip_count"]["n"])
             except (ValueError, KeyError, TypeError):
                 pass
         body, condition = loop.called_computations
@@ -336,11 +336,6 @@ def _integer(instruction: Instruction | None) -> int | None:
         return int(instruction.literal.text.strip())
     except (ValueError, AttributeError):
         return None
-
-
-def _unquoted(text: str) -> str:
-    text = text.strip()
-    return text[1:-1].replace('\\"', '"') if text.startswith('"') else text
 
 
 # --- folding ---------------------------------------------------------------------------------
