@@ -43,7 +43,7 @@ from .diff import Change
 from .findings import (ARGUMENT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding, Where,
                        finding, group, moved_by)
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
-                     rule, verdicts)
+                     rule, unseen_without, verdicts)
 
 if TYPE_CHECKING:
     from .align import Alignment
@@ -667,10 +667,11 @@ def _verdict(program: ProgramDiff, findings: list[Finding]) -> ProgramVerdict:
             reasons.append(elided[0].detail or "constants XLA printed as {...} might differ")
     hashes = verdicts(by_stage.get(BEFORE) if BEFORE in by_stage else by_stage.get(single),
                       by_stage.get(AFTER) if AFTER in by_stage else by_stage.get(single), outside,
-                      program.framework,
-                      frozenset({"module.mlir"}) if program.no_stablehlo else frozenset())
-    if program.no_stablehlo and hashes.get("jax_cache_key", False) is None and \
-            verdicts(input_changes, None, outside, program.framework).get("jax_cache_key") is False:
+                      program.framework)
+    unseen = unseen_without(hashes, frozenset({"module.mlir"}) if program.no_stablehlo
+                            else frozenset())
+    hashes.update(dict.fromkeys(unseen))
+    if unseen:
         reasons.append(f"no module.mlir for {program.program} in {program.no_stablehlo}: "
                        "JAX's key hashes the StableHLO it holds, which has what the HLO text "
                        "lacks (the results' names, converts XLA folds away)")

@@ -220,8 +220,7 @@ def affects(change: Change) -> tuple[str, ...]:
 
 
 def verdicts(before: list[Change] | None, after: list[Change] | None,
-             outside: list[Change] = (), framework: str | None = None,
-             missing: frozenset[str] = frozenset()) -> dict[str, bool | None]:
+             outside: list[Change] = (), framework: str | None = None) -> dict[str, bool | None]:
     """For each hash of ``framework``: changed (True), unchanged (False) or
     cannot tell (None).
 
@@ -231,9 +230,7 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
     changes and the program's name. Where the stage a rule needs was not
     dumped, the other stage decides what it can: an optimized program that
     differs came from a compile input that differs; a compile input without
-    any difference gives the same executable. ``missing``: the sidecar files
-    (``module.mlir``) a run lacks for the program; a rule that hashes one is
-    never told unchanged without it.
+    any difference gives the same executable.
     """
     out: dict[str, bool | None] = {}
     for rule in applicable(framework):
@@ -244,10 +241,9 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         if own is not None:
             answers = [moves(rule.name, c) for c in list(own) + extra]
             out[rule.name] = True if True in answers else (None if None in answers else False)
-            if out[rule.name] is False and (rule.unseen_input or rule.sidecar and rule.sidecar in missing):
+            if out[rule.name] is False and rule.unseen_input:
                 # a call wrapped in a lambda on the same line, or a scheduler's
-                # step, moved torch-xla's between two identical dumps; renamed
-                # results moved JAX's between two identical HLO texts
+                # step, moved torch-xla's between two identical dumps
                 out[rule.name] = None
         elif other is None:
             out[rule.name] = None
@@ -257,6 +253,15 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
         else:  # only the compile input: no difference at all means the same program
             out[rule.name] = False if not other and not outside else None
     return out
+
+
+def unseen_without(hashes: dict[str, bool | None], missing: frozenset[str]) -> tuple[str, ...]:
+    """The hashes of ``hashes`` told unchanged that hash a file of the dump
+    (a rule's ``sidecar``, ``module.mlir``) which a run lacks (``missing``):
+    without it they cannot be told unchanged (renamed results moved JAX's
+    key between two identical HLO texts)."""
+    return tuple(name for name, value in hashes.items()
+                 if value is False and rule(name).sidecar and rule(name).sidecar in missing)
 
 
 def _certain(change: Change) -> bool:
