@@ -86,11 +86,14 @@ class Checkpointing:
     its checkpointed blocks (``inside``), each by its model path
     (``_model_path``)."""
 
-    checkpointed: bool
     recomputed: Counter
     forward: Counter
     inside: frozenset[str] = frozenset()
     barriers: int = 0  # optimization barriers keeping the recomputation apart
+
+    @property
+    def checkpointed(self) -> bool:
+        return bool(self.recomputed) or self.barriers > 0
 
     @property
     def model(self) -> frozenset[str]:
@@ -115,8 +118,7 @@ def checkpointing(names: list[str]) -> Checkpointing:
             inside.add(_model_path(name))
         if not in_backward_pass(name):
             forward[_model_path(name)] += 1
-    return Checkpointing(bool(counted) or barriers > 0, counted, forward, frozenset(inside),
-                         barriers)
+    return Checkpointing(counted, forward, frozenset(inside), barriers)
 
 
 def change_of(a: Module | None, text_a: str | None, b: Module | None,
@@ -132,9 +134,13 @@ def change_of(a: Module | None, text_a: str | None, b: Module | None,
     names_b = names_b or _op_names(b, text_b, always=True)
     a_, b_ = checkpointing(names_a), checkpointing(names_b)
     said = summary(a_, b_)
-    blocks = a_.recomputed.keys() | b_.recomputed.keys() | a_.inside | b_.inside
-    return (said, frozenset(blocks & a_.model & b_.model), a_.model ^ b_.model) if said \
+    return (said, _blocks(a_, b_) & a_.model & b_.model, a_.model ^ b_.model) if said \
         else None
+
+
+def _blocks(a: Checkpointing, b: Checkpointing) -> frozenset[str]:
+    """The model ops of either run's checkpointed blocks."""
+    return frozenset(a.inside | b.inside | a.recomputed.keys() | b.recomputed.keys())
 
 
 def _op_names(module: Module | None, text: str | None, always: bool = False) -> list[str]:
@@ -206,7 +212,7 @@ def summary(a: Checkpointing, b: Checkpointing) -> str | None:
         run = "b" if a.barriers else "a"
         return (f"{RECOMPUTATION} with another prevent_cse: run {run} recomputes without the "
                 "optimization barrier (prevent_cse=False)")
-    blocks = a.inside | b.inside | a.recomputed.keys() | b.recomputed.keys()
+    blocks = _blocks(a, b)
     if not more and not fewer or a.model != b.model \
             or _block_forward(a, blocks) != _block_forward(b, blocks):
         return None
