@@ -1618,9 +1618,7 @@ def test_a_layer_changed_beside_a_checkpoint_added_stays_a_cause_of_its_own(tmp_
     # the layer's ops removed at its line were folded under "jax.checkpoint
     # (remat) in run b only", the only finding, because the same tanh is
     # recomputed in run b (a merge of two helper sessions' rules)
-    dump_runs(tmp_path, "jax_remat_beside", "sin", "ckpt-plain")
-    report = json.loads(run_cli("diff", str(tmp_path / "sin"), str(tmp_path / "ckpt-plain"),
-                                "--format", "json", "--no-cache", expect=1).stdout)
+    report = _dumped_report(tmp_path, "jax_remat_beside", "sin", "ckpt-plain")
     summaries = [f["summary"] for f in report["findings"] if f["affects"]]
     assert summaries[0].startswith("jax.checkpoint (remat) in run b only"), summaries
     layer_lines = {f["origin"]["source_line"] for f in report["findings"][1:]
@@ -1633,9 +1631,7 @@ def test_a_scale_seen_only_in_the_backward_pass_is_not_the_checkpoints(tmp_path)
     # only the backward pass multiplies by 0.5. A first version of the
     # checkpoint finding took every backward-pass change under it, and the
     # 0.5 was said nowhere but in its "follows from it"
-    dump_runs(tmp_path, "jax_remat_beside", "plain", "ckpt-plain-half")
-    report = json.loads(run_cli("diff", str(tmp_path / "plain"), str(tmp_path / "ckpt-plain-half"),
-                                "--format", "json", "--no-cache", expect=1).stdout)
+    report = _dumped_report(tmp_path, "jax_remat_beside", "plain", "ckpt-plain-half")
     tops = [f for f in report["findings"] if f["affects"]]
     assert tops[0]["summary"].startswith("jax.checkpoint (remat) in run b only"), tops
     assert any("constant(0.5)" in (f["new"] or "") for f in tops[1:]), tops
