@@ -620,6 +620,15 @@ CASES = {
     # the loop's length changed (4 -> 6 layers), not its unroll (2 in both)
     "jax_scan_length": dict(runner="scan_unroll", common=dict(unroll=2),
                             a=dict(layers=4), b=dict(layers=6)),
+    # two edits at once: unroll 1 -> 2 (4 -> 2 iterations, a ratio of 1/2) and
+    # the learning rate 0.01 -> 0.02 (a ratio of 2): the learning rate is a
+    # cause of its own, not a consequence of the unroll
+    "jax_scan_unroll_and_lr": dict(runner="scan_unroll", a=dict(unroll=1, lr=0.01),
+                                   b=dict(unroll=2, lr=0.02)),
+    # 8 layers, unroll 2 -> 4 (the stacked weights reshaped [4,2,...] -> [2,4,...])
+    # and the learning rate 0.01 -> 0.02 at once
+    "jax_scan_unroll_more_and_lr": dict(runner="scan_unroll", common=dict(layers=8),
+                                        a=dict(unroll=2, lr=0.01), b=dict(unroll=4, lr=0.02)),
     # flax's nn.scan(unroll=1 -> 2) over Dense-tanh blocks, trained with optax
     "jax_flax_scan_unroll": dict(runner="flax_scan", a=dict(unroll=1), b=dict(unroll=2)),
     # equinox names a layer's scope inside its transformations
