@@ -391,6 +391,36 @@ def test_a_scan_unrolled_otherwise_is_one_finding_that_names_the_unroll(case, th
         assert {d.kind for d in top.derived} & {"op_added", "op_removed"}
 
 
+@pytest.mark.parametrize("case, there, back", [
+    ("jax_scan_unroll_and_lr",
+     "lax.scan unroll 1 -> 2: the loop runs 2 steps per iteration, 4 -> 2 iterations",
+     "lax.scan unroll 2 -> 1: the loop runs 1 step per iteration, 2 -> 4 iterations"),
+    ("jax_scan_unroll_more_and_lr",
+     "lax.scan unroll 2 -> 4: the loop runs 4 steps per iteration, 4 -> 2 iterations",
+     "lax.scan unroll 4 -> 2: the loop runs 2 steps per iteration, 2 -> 4 iterations")])
+def test_a_learning_rate_changed_with_the_unroll_is_a_cause_of_its_own(case, there, back,
+                                                                        reports):
+    # lr 0.01 -> 0.02 together with the unroll: 0.01 -> 0.02 is 1/(25*4) ->
+    # 1/(25*2), the way a mean's 1/B scales with a dimension 4 -> 2, and the
+    # unroll moves one (the loop's trip count; with 8 layers, the reshape of
+    # the stacked weights). The learning rate read as following from it, the
+    # unroll finding took it along, and the report named it nowhere.
+    for report, (old, new), summary in (
+            (_report(reports, case), ("0.01", "0.02"), there),
+            (compare(CORPUS / case / "run_b", CORPUS / case / "run_a"), ("0.02", "0.01"), back)):
+        moving = [f for f in report.findings if f.moves_a_hash]
+        assert [(f.kind, f.old, f.new, f.summary) for f in moving] == [
+            ("constant", old, new, ""), ("replaced", None, None, summary)]
+        rate, unrolled = moving
+        assert (rate.origin.op_name, rate.origin.source_line) == ("jit(train_step)/mul", 408)
+        assert "Python float" in rate.advice
+        assert (unrolled.origin.op_name, unrolled.origin.source_line) == \
+            ("jit(train_step)/jvp()/while", 402)
+        assert "unroll=" in unrolled.advice
+        assert not [d for d in unrolled.derived if d.kind == "constant"
+                    and {d.old, d.new} == {"0.01", "0.02"}]
+
+
 def test_a_flax_scan_unrolled_otherwise_is_one_finding_per_program(reports):
     # nn.scan(..., unroll=1 -> 2) over flax blocks: the training step's loops
     # and those of the jitted model.init. It read "added: 51 ops (slice, call,

@@ -17,7 +17,9 @@ The rules, each a method below:
 * dimensions: when a dimension moves (an entry parameter 32 -> 48, or an
   integer constant that sizes a loop's output 3 -> 4), the shapes whose
   moved dimensions all scale with it, and constants that are k*B or 1/(k*B)
-  for the same whole k before and after, follow from it.
+  for the same whole k before and after, follow from it: an integer one
+  (a size, a count) wherever it is, a float one (a mean's 1/B) where it is
+  read beside a value whose shape moved with the dimension.
 * the parameter list: a parameter only renumbered, and the count of
   parameters, follow from a parameter added or removed, or from a constant
   that became a parameter (or the reverse); the header's
@@ -95,6 +97,8 @@ class CauseGraph:
         self._rank_of = [_rank(change) for change in changes].__getitem__
         self.a, self.b = a, b
         self.parent: dict[int, int] = {}
+        self._moved: dict[str, dict] = {}  # see _shaped
+        self._readings: dict[str, _Readings] = {}  # see _read_beside
         self._build()
 
     # -- queries -------------------------------------------------------------------------
@@ -399,6 +403,9 @@ class CauseGraph:
         if not dims:
             return
         sources = {i for _, _, i in dims}
+        moved_by: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for d_old, d_new, i in dims:
+            moved_by[i].append((d_old, d_new))
         for index in self.roots():
             change = self.changes[index]
             if index in sources:
@@ -406,13 +413,161 @@ class CauseGraph:
             parent = None
             if change.kind == "constant":
                 parent = next((i for d_old, d_new, i in dims
-                               if _scales_with(change.old, change.new, d_old, d_new)), None)
+                               if _scales_with(change.old, change.new, d_old, d_new)
+                               and (_counts(change) or self._read_beside(change, moved_by[i]))),
+                              None)
             elif change.kind in ("shape", "parameter", "attribute") and change.old and change.new:
                 moved = set(_moved_dims(change))
                 parent = next((i for d_old, d_new, i in dims
                                if moved and all(n * d_old == o * d_new for o, n in moved)), None)
             if parent is not None:
                 self._link(index, parent)
+
+    def _read_beside(self, change: Change, moved: list[tuple[int, int]]) -> bool:
+        """Is the constant of ``change`` read, in either run, beside a value
+        whose shape moved with ``moved`` (the dimensions one change moved)?
+
+        A float that scales with a dimension is the framework's arithmetic
+        on that dimension where it is read so: a mean's 1/B multiplies what
+        has the batch dimension, or what was summed over it. Its value alone
+        does not tell: a learning rate 0.01 -> 0.02 is 1/(25*4) -> 1/(25*2),
+        and a lax.scan unrolled 1 -> 2 at the same time takes its loop from
+        4 to 2 iterations; the learning rate, read beside the weights'
+        gradients, vanished under the unroll (a helper session's run,
+        corpus/jax_scan_unroll_and_lr)."""
+        if not self._readings:
+            self._readings = {"b": _Readings(self.b), "a": _Readings(self.a)}
+        for side, computation, name in (
+                ("b", change.computation, change.b),
+                ("a", change.computation_a or change.computation, change.a)):
+            if name is None:
+                continue
+            shaped = self._shaped(side)
+            for place in self._readings[side].read_with(computation, name):
+                if any(all(any(n * d_old == o * d_new for d_old, d_new in moved)
+                           for o, n in dims) for dims in shaped.get(place, ())):
+                    return True
+        return False
+
+    def _shaped(self, side: str) -> dict[tuple[str, str], list[tuple[tuple[int, int], ...]]]:
+        """The dimensions each instruction of run ``side`` moved, by
+        (computation, name): its shape, or its parameter's."""
+        if side not in self._moved:
+            out: dict[tuple[str, str], list] = defaultdict(list)
+            for change in self.changes:
+                name = change.b if side == "b" else change.a
+                computation = change.computation if side == "b" else \
+                    change.computation_a or change.computation
+                if change.kind in ("shape", "parameter", "dtype") and name is not None:
+                    moved = _moved_dims(change)
+                    if moved:
+                        out[(computation, name)].append(moved)
+            self._moved[side] = out
+        return self._moved[side]
+
+
+_CALLS = ("fusion", "call")
+
+
+class _Readings:
+    """Where the values of one run's module are read, and what with."""
+
+    def __init__(self, module: Module):
+        self.module = module
+        self._users: dict[str, dict[str, list]] = {}
+        self._callers: dict[str, list] | None = None
+
+    def read_with(self, computation: str, name: str,
+                  limit: int = 256) -> Iterator[tuple[str, str]]:
+        """(computation, instruction) of the arrays the constant ``name`` is
+        read with. A scalar is handed on and combined with other scalars (a sum
+        over the batch, N - ddof, 1/N, into and out of fusions) before it
+        meets an array: the arrays its scalar arithmetic sums up, those it
+        is broadcast to, the ops that read such a broadcast, their other
+        operands and what those sum up. An array that is only handed on
+        (the gradients reshaped out of an unrolled loop's stacking) is read
+        where it arrives, in the shape it has there."""
+        todo, seen = [(computation, name)], set()
+        while todo and len(seen) < limit:
+            where, value = todo.pop()
+            found = self.module.by_name.get(where)
+            instruction = found.by_name.get(value) if found is not None else None
+            if (where, value) in seen or instruction is None:
+                continue
+            seen.add((where, value))
+            yield where, value
+            upstream = [(where, o) for o in instruction.operands]
+            if instruction.opcode == "parameter":  # from the fusions and calls of it
+                number = instruction.parameter_number
+                upstream += [(caller.name, call.operands[number])
+                             for caller, call in self.callers(where)
+                             if number is not None and number < len(call.operands)]
+            elif instruction.opcode in _CALLS:  # the result of what it calls
+                upstream += [(callee, self.module.by_name[callee].root.name)
+                             for callee in instruction.called_computations
+                             if callee in self.module.by_name]
+            downstream = [(where, u.name) for u in self.users(found).get(value, ())]
+            if found.root.name == value:
+                downstream += [(caller.name, call.name) for caller, call in self.callers(where)]
+            for place in upstream:
+                if self._scalar(*place):
+                    todo.append(place)
+                else:
+                    yield place
+            for place in downstream:
+                if self._scalar(*place):
+                    todo.append(place)
+                else:
+                    yield place
+                    yield from self._met(*place)
+
+    def _met(self, where: str, name: str) -> Iterator[tuple[str, str]]:
+        """What the array ``name`` a scalar was broadcast (or handed) to
+        meets: the ops that read it, their other operands, and what those
+        sum up."""
+        found = self.module.by_name[where]
+        for user in self.users(found).get(name, ()):
+            yield where, user.name
+            for operand in user.operands:
+                if operand == name:
+                    continue
+                yield where, operand
+                read = found.by_name.get(operand)
+                if read is not None and read.opcode == "reduce":
+                    yield from ((where, o) for o in read.operands)
+
+    def _scalar(self, where: str, name: str) -> bool:
+        """Does ``name`` hold one element (f32[], f32[1,1,1])?"""
+        found = self.module.by_name.get(where)
+        instruction = found.by_name.get(name) if found is not None else None
+        shape = instruction.shape if instruction is not None else None
+        return shape is not None and not shape.is_tuple and shape.element_count == 1
+
+    def users(self, computation: Computation) -> dict[str, list]:
+        """The instructions of ``computation`` that read each value."""
+        if computation.name not in self._users:
+            readers: dict[str, list] = defaultdict(list)
+            for instruction in computation.instructions:
+                for operand in dict.fromkeys(instruction.operands):
+                    readers[operand].append(instruction)
+            self._users[computation.name] = readers
+        return self._users[computation.name]
+
+    def callers(self, callee: str) -> list:
+        """(computation, instruction) of each fusion or call of ``callee``."""
+        if self._callers is None:
+            self._callers = defaultdict(list)
+            for computation, instruction in self.module.instructions():
+                if instruction.opcode in _CALLS:
+                    for name in instruction.called_computations:
+                        self._callers[name].append((computation, instruction))
+        return self._callers.get(callee, [])
+
+
+def _counts(change: Change) -> bool:
+    """A constant of an integer type: a size, a count, an index, which the
+    framework writes wherever the dimension is used."""
+    return (change.element_type or "")[:1] in ("s", "u")
 
 
 def _callers_first(module: Module) -> Iterator[Computation]:
