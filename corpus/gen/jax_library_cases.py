@@ -561,11 +561,101 @@ def run_flax_scan_remat(cfg):
     print("loss", float(loss), flush=True)
 
 
+
+# ---------------------------------------------------------------------------
+# flax (linen) residual MLP blocks stacked with nn.scan, optionally under
+# nn.remat, with a change inside the scanned block (its MLP output scaled, a
+# relu) or on the head beside the scan; cases jax_scan_remat_block_scale,
+# jax_scan_remat_head_relu, jax_flax_scan_block_scale, jax_flax_scan_head_relu
+# ---------------------------------------------------------------------------
+def run_flax_scan_block(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    import flax.linen as nn
+    import optax
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x, _):
+            h = nn.gelu(nn.Dense(HIDDEN)(nn.LayerNorm()(x)))
+            if cfg["block_relu"]:
+                h = nn.relu(h)
+            h = nn.Dense(D_IN)(h)
+            if cfg["block_scale"] != 1.0:
+                h = h * cfg["block_scale"]
+            return x + h, None
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            block = nn.remat(Block) if cfg["remat"] else Block
+            x, _ = nn.scan(block, variable_axes={"params": 0}, split_rngs={"params": True},
+                           length=cfg["layers"])(name="layers")(x, None)
+            if cfg["head_relu"]:
+                x = nn.relu(x)
+            return nn.Dense(N_OUT)(x)
+
+    model = Net()
+    params = jax.jit(model.init)(jax.random.key(0), np.zeros((1, D_IN), np.float32))
+    tx = optax.adamw(cfg["lr"])
+    opt_state = jax.jit(tx.init)(params)
+
+    @jax.jit
+    def train_step(params, opt_state, x, y):
+        def loss_fn(p):
+            return jnp.mean(optax.l2_loss(model.apply(p, x), y))
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    rng = np.random.RandomState(1234)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], N_OUT)).astype(np.float32)
+    params, opt_state, loss = train_step(params, opt_state, x, y)
+    print("loss", float(loss), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# plain JAX: layers stacked and run with lax.scan, optionally each step under
+# jax.checkpoint, with a relu added in the scanned step; cases
+# jax_scan_body_relu, jax_scan_remat_body_relu
+# ---------------------------------------------------------------------------
+def run_scan_body(cfg):
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    def layer(h, w):
+        h = jnp.tanh(h @ w)
+        if cfg["relu"]:
+            h = jax.nn.relu(h)
+        return h, None
+
+    def loss_fn(ws, x, y):
+        step = jax.checkpoint(layer) if cfg["remat"] else layer
+        h, _ = jax.lax.scan(step, x, ws)
+        return jnp.mean((h - y) ** 2)
+
+    @jax.jit
+    def train_step(ws, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(ws, x, y)
+        return ws - cfg["lr"] * grads, loss
+
+    rng = np.random.RandomState(1234)
+    ws = (rng.standard_normal((cfg["layers"], D_IN, D_IN)) * 0.1).astype(np.float32)
+    x = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    y = rng.standard_normal((cfg["batch"], D_IN)).astype(np.float32)
+    ws, loss = train_step(ws, x, y)
+    print("loss", float(loss), flush=True)
+
+
 RUNNERS = {"flax": run_flax, "flax_static_lr": run_flax_static_lr, "equinox": run_equinox,
            "plain": run_plain, "quantized": run_quantized, "guarded_sgd": run_guarded_sgd,
            "flax_remat": run_flax_remat, "scan_remat": run_scan_remat,
            "scan_unroll": run_scan_unroll, "flax_scan": run_flax_scan,
-           "equinox_remat": run_equinox_remat, "flax_scan_remat": run_flax_scan_remat}
+           "equinox_remat": run_equinox_remat, "flax_scan_remat": run_flax_scan_remat,
+           "flax_scan_block": run_flax_scan_block, "scan_body": run_scan_body}
 
 
 # ---------------------------------------------------------------------------
@@ -592,6 +682,9 @@ DEFAULTS = {
     "equinox_remat": dict(remat=False, lr=0.01, batch=8),
     "flax_scan_remat": dict(remat=True, prevent_cse=True, scale=1.0, layers=4, lr=1e-3,
                             batch=8),
+    "flax_scan_block": dict(remat=False, block_scale=1.0, block_relu=False, head_relu=False,
+                            layers=4, lr=1e-3, batch=8),
+    "scan_body": dict(remat=False, relu=False, layers=4, lr=0.01, batch=8),
 }
 
 CASES = {
@@ -644,6 +737,24 @@ CASES = {
     # the op, not another policy
     "jax_scan_remat_scale_in_block": dict(runner="flax_scan_remat", a=dict(scale=1.0),
                                           b=dict(scale=1.5)),
+    # nn.scan over a Block: nn.remat added AND the block's MLP output scaled
+    # by 0.5 (run_b); the scaling is a cause of its own beside the checkpoint
+    "jax_scan_remat_block_scale": dict(runner="flax_scan_block", a=dict(remat=False),
+                                       b=dict(remat=True, block_scale=0.5)),
+    # nn.remat added AND a relu on the head after the scan (run_b)
+    "jax_scan_remat_head_relu": dict(runner="flax_scan_block", a=dict(remat=False),
+                                     b=dict(remat=True, head_relu=True)),
+    # no checkpoint: only the block's MLP output scaled by 0.5 inside nn.scan
+    "jax_flax_scan_block_scale": dict(runner="flax_scan_block", a=dict(block_scale=1.0),
+                                      b=dict(block_scale=0.5)),
+    # no checkpoint: only a relu on the head beside an unchanged nn.scan
+    "jax_flax_scan_head_relu": dict(runner="flax_scan_block", a=dict(head_relu=False),
+                                    b=dict(head_relu=True)),
+    # plain lax.scan: a relu added in the scanned step
+    "jax_scan_body_relu": dict(runner="scan_body", a=dict(relu=False), b=dict(relu=True)),
+    # plain lax.scan: jax.checkpoint added on the step AND a relu in it
+    "jax_scan_remat_body_relu": dict(runner="scan_body", a=dict(remat=False),
+                                     b=dict(remat=True, relu=True)),
     "jax_optax_schedule_value": dict(
         runner="flax", a=dict(schedule="warmup_cosine", peak_value=1e-3),
         b=dict(schedule="warmup_cosine", peak_value=2e-3)),
