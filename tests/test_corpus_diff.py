@@ -421,6 +421,23 @@ def test_a_learning_rate_changed_with_the_unroll_is_a_cause_of_its_own(case, the
                     and {d.old, d.new} == {"0.01", "0.02"}]
 
 
+def test_what_a_scan_keeps_for_a_relu_added_in_its_step_follows_from_the_relu(reports):
+    # A relu added to lax.scan's step: its gradient needs the relu's mask at
+    # every step, so the forward loop stacks it and the backward loop reads a
+    # slice a step. That stack read as three more causes beside the relu:
+    # "added: 8 ops (call, constant(false), broadcast, get-tuple-element)" at
+    # the scan's line 637, with advice about Python branches, and two lone
+    # get-tuple-elements of a pred[4,8,16] stack. Removing the relu, the same.
+    case = CORPUS / "jax_scan_body_relu"
+    for report, kind in ((_report(reports, "jax_scan_body_relu"), "op_added"),
+                         (compare(case / "run_b", case / "run_a"), "op_removed")):
+        assert [(f.kind, f.origin.op_name, f.origin.source_line) for f in report.findings] == [
+            (kind, "jit(relu)", 632)]
+        under = [d for d in report.findings[0].derived if d.kind == kind]
+        assert any(o.source_line == 637 for d in under for o in d.origins), under
+        assert any("pred[4,8,16]" in (d.old or d.new or "") for d in under), under
+
+
 def test_a_flax_scan_unrolled_otherwise_is_one_finding_per_program(reports):
     # nn.scan(..., unroll=1 -> 2) over flax blocks: the training step's loops
     # and those of the jitted model.init. It read "added: 51 ops (slice, call,

@@ -1626,6 +1626,16 @@ def test_a_layer_changed_beside_a_checkpoint_added_stays_a_cause_of_its_own(tmp_
     assert 26 in layer_lines, report["findings"]  # layer_with_sine's line
 
 
+def test_a_stack_the_user_dropped_beside_a_relu_added_in_a_scan_stays_a_cause(tmp_path):
+    # Run a's loss averaged the scan's stacked outputs; run b drops that and
+    # adds a relu in the step, whose mask the scan now keeps instead. Only
+    # what a loop keeps for one model change inside it follows from that
+    # change: the mean the user removed (line 31) stays a cause of its own
+    report = _dumped_report(tmp_path, "jax_scan_residual", "plain-ys", "relu")
+    causes = [(f["kind"], f["origin"]["source_line"]) for f in report["findings"]]
+    assert ("op_added", 23) in causes and ("op_removed", 31) in causes, causes
+
+
 def test_a_scale_seen_only_in_the_backward_pass_is_not_the_checkpoints(tmp_path):
     # The loss halved beside a checkpoint added: the step returns no loss, so
     # only the backward pass multiplies by 0.5. A first version of the

@@ -299,13 +299,32 @@ def _follows(finding: Finding, shared: frozenset[str], own: frozenset[str]) -> b
         for name in names)
 
 
+def is_checkpointing(finding: Finding) -> bool:
+    """Is ``finding`` one this module made?"""
+    return finding.kind == "replaced" and finding.summary.startswith(RECOMPUTATION)
+
+
+def carries_values(finding: Finding) -> bool:
+    """Do the ops of ``finding`` only stack, slice and carry values (a
+    scan's kept values: ``_MACHINERY``, the loops and calls that carry them,
+    their unnamed tuples), without writing a value of their own?"""
+    if _writes_a_value(finding):
+        return False
+    names = [o.op_name or "" for o in finding.origins]
+    if not any(names):
+        return finding.kind in _MOVED and \
+            _opcodes(finding.old) | _opcodes(finding.new) <= _UNNAMED_PLUMBING
+    return all(not name or _carries(name) or _machinery(_model_path(name)) for name in names)
+
+
 def _writes_a_value(finding: Finding) -> bool:
     """Do the ops the finding adds or removes hold a scalar constant other
-    than 0 and 1, the values differentiation and plumbing bring?"""
+    than 0 and 1 (false and true), the values differentiation and plumbing
+    bring (a stack of a relu's masks starts as false)?"""
     for side in (finding.old, finding.new):
         for value in _SCALAR.findall(side or ""):
             try:
-                if float(value) not in (0.0, 1.0):
+                if value not in ("false", "true") and float(value) not in (0.0, 1.0):
                     return True
             except ValueError:
                 return True
