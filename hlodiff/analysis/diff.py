@@ -211,6 +211,8 @@ def _json_difference(old: dict, new: dict, limit: int = 3) -> str:
             path = ".".join(str(p) for p in item.path(output_format="list"))
             before = "(none)" if type(item.t1).__name__ == "NotPresent" else _short(item.t1)
             after = "(none)" if type(item.t2).__name__ == "NotPresent" else _short(item.t2)
+            if before == after:  # alike for as long as shown: the words that differ
+                before, after = text_difference(str(item.t1), str(item.t2)).split(" -> ", 1)
             lines.append(f"{path}: {before} -> {after}" if path else f"{before} -> {after}")
     lines.sort()
     more = f" (and {len(lines) - limit} more)" if len(lines) > limit else ""
