@@ -1657,3 +1657,18 @@ def test_an_attribute_alike_for_its_first_words_shows_the_words_that_differ():
              if f.program == "jit_train_step" and "xla.sdy.sharding" in f.detail]
     assert shown and all('{"model"}' in d and "{}]" in d.split(" -> ")[-1] for d in shown), shown
 
+
+def test_a_result_returned_with_another_sharding_is_jits_out_shardings():
+    # jit's out_shardings replicated in run b: the top cause was Shardy's
+    # attribute on the result at "jit(train_step)/sub" with "look at the code
+    # at this line for a changed option", and XLA's sharding of the tuple
+    # element JAX returns it in a cause of its own (a hunt's real run)
+    for x, y, said in (("run_a", "run_b", '[{}, {"model"}] -> [{}, {}]'),
+                       ("run_b", "run_a", '[{}, {}] -> [{}, {"model"}]')):
+        report = json.loads(run_cli("diff", str(CORPUS / "jax_result_sharding" / x),
+                                    str(CORPUS / "jax_result_sharding" / y), "--format", "json",
+                                    "--no-cache", expect=1).stdout)
+        main = [f for f in report["findings"] if f["program"] == "jit_train_step"]
+        assert [f["summary"] for f in main] == [f"result sharding (jit's out_shardings): {said}"]
+        assert "out_shardings" in main[0]["advice"] and "this line" not in main[0]["advice"]
+

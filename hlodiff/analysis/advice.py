@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value, is_library_file
 from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, EVERY_MATMUL, REWIRED,
-                       SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding)
+                       RESULT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding)
 from .recompute import RECOMPUTATION
 from .unroll import is_unrolling
 
@@ -288,6 +288,11 @@ def _argument_given(kind: str, more: str, fewer: str) -> Rule:
                 "optional weights (Keras fit's sample_weight or class_weight, per-sample weights "
                 "of a loss) or a mask. Expected when the runs are called so; pass the same "
                 "arguments in both (weights of ones where none are wanted) to share one program.")
+
+
+def _returned(finding: Finding) -> bool:
+    """A result returned with another sharding (findings.py says so)."""
+    return finding.summary.startswith(RESULT_SHARDING)
 
 
 def _placed(finding: Finding) -> bool:
@@ -585,6 +590,10 @@ RULES = (
          "tracing, typically a loop over a set, whose order changes from process to process "
          "(PYTHONHASHSEED): loop in a fixed order (sorted(...)) so every run traces the same "
          "program."),
+    Rule("attribute", None, _returned,
+         "The program returns its result with another sharding: jit's out_shardings (or a "
+         "jax.lax.with_sharding_constraint on what it returns) differs between the runs, "
+         "not the computation. Give the result the same sharding in both runs."),
     Rule("attribute", "jax", _placed,
          "These arguments arrive with another sharding: placed with jax.device_put and a "
          "sharding, given jit's in_shardings, or returned so by another jitted program. "

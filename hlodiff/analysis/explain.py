@@ -40,8 +40,8 @@ from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
-from .findings import (ARGUMENT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding, Where,
-                       finding, group, moved_by)
+from .findings import (ARGUMENT_SHARDING, RESULT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT,
+                       Finding, Where, finding, group, moved_by)
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, unseen_without, verdicts)
 
@@ -372,9 +372,12 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
     sharding JAX gave an argument or the result (a typed PRNG key, jit's
     out_shardings) brings the module's mesh and sharding-propagation flags;
     so does an argument placed with another sharding, and Shardy's copy of
-    each argument's sharding (the ``xla.sdy.sharding`` frontend attribute)."""
+    each argument's sharding (the ``xla.sdy.sharding`` frontend attribute).
+    A result returned with another sharding (jit's out_shardings) brings
+    XLA's sharding of the unnamed tuple element JAX returns it in."""
     for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning),
                            (_is_trace_counter, _is_module_number),
+                           (_is_result_sharding, _result_plumbing),
                            (_is_sharding_annotation, _header_partitioning),
                            (_is_argument_sharding, _partitioning)):
         home = next((f for f in findings if cause(f)), None)
@@ -471,6 +474,17 @@ def _is_argument_sharding(finding: Finding) -> bool:
 def _header_partitioning(finding: Finding) -> bool:
     """The module's mesh or sharding-propagation flags (not an op's sharding)."""
     return _partitioning(finding) and finding.detail.startswith("module header: ")
+
+
+def _is_result_sharding(finding: Finding) -> bool:
+    return finding.summary.startswith(RESULT_SHARDING)
+
+
+def _result_plumbing(finding: Finding) -> bool:
+    """XLA's sharding of an op with no name (JAX's own: the tuple element it
+    returns the result in), not Shardy's copy of one."""
+    return _partitioning(finding) and not finding.origin.op_name and \
+        finding.detail.split(":")[0] == "sharding"
 
 
 def _is_module_number(finding: Finding) -> bool:

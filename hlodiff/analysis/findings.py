@@ -222,6 +222,9 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
         placed = _placed_arguments(changes, b)
         if placed:
             summary = f"{ARGUMENT_SHARDING} {placed} {old or '(none)'} -> {new or '(none)'}"
+        returned = _returned_sharding(changes, b)
+        if returned:
+            summary = f"{RESULT_SHARDING} {returned}"
         if rewired and first.kind == "operands":  # an example where it is short
             summary = f"{REWIRED} (e.g. {old} -> {new})" \
                 if len(old or "") + len(new or "") <= 100 else REWIRED
@@ -352,6 +355,36 @@ def _placed_arguments(changes: list[Change], b: Module) -> str:
             return ""
         names.append(change.origin.op_name or f"argument {parameter.parameter_number}")
     return ", ".join(dict.fromkeys(names))
+
+
+# What a finding of the result returned with another sharding starts with
+# (advice.py and explain.py read it).
+RESULT_SHARDING = "result sharding (jit's out_shardings):"
+_SHARDY_SHARDING = re.compile(r'xla\.sdy\.sharding="(.*)"')
+_SHARDY_DIMENSIONS = re.compile(r"<@[\w.$-]+, (\[.*?\])")
+
+
+def _returned_sharding(changes: list[Change], b: Module) -> str:
+    """``[{}, {"model"}] -> [{}, {}]`` where every change is Shardy's sharding
+    on JAX's ``xla.sdy.FuncResultSharding`` call in the entry (the sharding
+    jit's out_shardings gives a result, each dimension's mesh axes); ""
+    otherwise."""
+    said = []
+    for change in changes:
+        if change.kind != "attribute" or change.detail.split(":")[0] != "frontend_attributes" \
+                or change.b is None or change.computation != b.entry.name:
+            return ""
+        call = b.entry.by_name.get(change.b)
+        if call is None or dict(call.attribute_items).get("custom_call_target") != \
+                _RESULT_SHARDING:
+            return ""
+        specs = []
+        for text in (change.old, change.new):
+            found = _SHARDY_SHARDING.search((text or "").replace('\\"', '"'))
+            dimensions = _SHARDY_DIMENSIONS.findall(found.group(1)) if found else []
+            specs.append(", ".join(dimensions) or "(none)")
+        said.append(" -> ".join(specs))
+    return "; ".join(dict.fromkeys(said))
 
 
 # What a framework computes from a hyperparameter and bakes in beside it:
