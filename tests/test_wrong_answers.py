@@ -1672,3 +1672,40 @@ def test_a_result_returned_with_another_sharding_is_jits_out_shardings():
         assert [f["summary"] for f in main] == [f"result sharding (jit's out_shardings): {said}"]
         assert "out_shardings" in main[0]["advice"] and "this line" not in main[0]["advice"]
 
+
+def test_a_mesh_of_another_shape_is_the_cause_not_the_shardings_it_tiles(capsys):
+    # Eight devices as a mesh of data=8, model=1, then data=4, model=2, the
+    # PartitionSpecs kept: the top cause was "sharding: {replicated} ->
+    # {devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate} at w", with
+    # x's tiling a second cause and the mesh itself third, as "module header:
+    # frontend_attributes" with "look at the code in the model code" (a
+    # hunt's real run)
+    for x, y, said in (("run_a", "run_b", "mesh data=8, model=1 -> data=4, model=2"),
+                       ("run_b", "run_a", "mesh data=4, model=2 -> data=8, model=1")):
+        out = run_cli("diff", str(CORPUS / "jax_mesh_shape" / x), str(CORPUS / "jax_mesh_shape" / y),
+                      "--no-cache", expect=1).stdout
+        assert f"Top cause: device mesh: {said}." in " ".join(out.split())
+        report = json.loads(run_cli("diff", str(CORPUS / "jax_mesh_shape" / x),
+                                    str(CORPUS / "jax_mesh_shape" / y), "--format", "json",
+                                    "--no-cache", expect=1).stdout)
+        assert [f["summary"] for f in report["findings"] if f["affects"]] == \
+            [f"device mesh: {said}"]  # once for the run: jit__reduce_sum is on it too
+        assert "jax.sharding.Mesh" in report["findings"][0]["advice"]
+
+
+def test_mesh_axes_renamed_take_the_shardings_naming_them_along(tmp_path):
+    # The same mesh with its model axis named tensor (a hunt's real run, made
+    # here by renaming it in every file of the corpus run): each PartitionSpec
+    # naming the axis changes with it, and was a cause of its own, the first
+    # one's text cut before the name
+    for run in ("model", "tensor"):
+        shutil.copytree(CORPUS / "jax_mesh_shape" / "run_b", tmp_path / run)
+    for path in (tmp_path / "tensor").rglob("*"):
+        if path.is_file():
+            path.write_text(path.read_text().replace('"model"', '"tensor"')
+                            .replace('\\"model\\"', '\\"tensor\\"'))
+    report = json.loads(run_cli("diff", str(tmp_path / "model"), str(tmp_path / "tensor"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    assert [f["summary"] for f in report["findings"] if f["affects"]] == \
+        ["device mesh: mesh data=4, model=2 -> data=4, tensor=2"]
+    assert report["same_executable"] is True

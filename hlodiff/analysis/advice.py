@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value, is_library_file
-from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, EVERY_MATMUL, REWIRED,
+from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, DEVICE_MESH, EVERY_MATMUL, REWIRED,
                        RESULT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding)
 from .recompute import RECOMPUTATION
 from .unroll import is_unrolling
@@ -288,6 +288,11 @@ def _argument_given(kind: str, more: str, fewer: str) -> Rule:
                 "optional weights (Keras fit's sample_weight or class_weight, per-sample weights "
                 "of a loss) or a mask. Expected when the runs are called so; pass the same "
                 "arguments in both (weights of ones where none are wanted) to share one program.")
+
+
+def _mesh(finding: Finding) -> bool:
+    """A device mesh laid out otherwise (findings.py says so)."""
+    return finding.summary.startswith(DEVICE_MESH)
 
 
 def _returned(finding: Finding) -> bool:
@@ -590,6 +595,13 @@ RULES = (
          "tracing, typically a loop over a set, whose order changes from process to process "
          "(PYTHONHASHSEED): loop in a fixed order (sorted(...)) so every run traces the same "
          "program."),
+    Rule("attribute", None, _mesh,
+         "The device mesh the program is partitioned over has another shape or other axis "
+         "names (jax.sharding.Mesh): JAX keys the program by it, and a mesh of another "
+         "shape tiles every sharding on it over the devices otherwise, even with the same "
+         "PartitionSpec. Build the mesh the same way "
+         "in both runs (the same devices, reshaped alike, with the same axis names), or "
+         "expect one compilation per mesh."),
     Rule("attribute", None, _returned,
          "The program returns its result with another sharding: jit's out_shardings (or a "
          "jax.lax.with_sharding_constraint on what it returns) differs between the runs, "

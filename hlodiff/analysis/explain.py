@@ -40,8 +40,8 @@ from .advice import advice_for
 from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
-from .findings import (ARGUMENT_SHARDING, RESULT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT,
-                       Finding, Where, finding, group, moved_by)
+from .findings import (ARGUMENT_SHARDING, DEVICE_MESH, RESULT_SHARDING, SHARDING_ANNOTATION,
+                       SIXTY_FOUR_BIT, Finding, Where, finding, group, moved_by, renamed_axes)
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, unseen_without, verdicts)
 
@@ -274,6 +274,8 @@ def _run_wide_key(finding: Finding) -> tuple | None:
         return (finding.kind, re.sub(r"\d+", "N", finding.detail))
     if finding.summary.startswith(SIXTY_FOUR_BIT):  # one switch of the process
         return (finding.kind, finding.summary.split(":")[0])
+    if finding.summary.startswith(DEVICE_MESH):  # one mesh, every program on it
+        return (finding.kind, finding.summary)
     return None
 
 
@@ -373,17 +375,22 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
     out_shardings) brings the module's mesh and sharding-propagation flags;
     so does an argument placed with another sharding, and Shardy's copy of
     each argument's sharding (the ``xla.sdy.sharding`` frontend attribute).
-    A result returned with another sharding (jit's out_shardings) brings
-    XLA's sharding of the unnamed tuple element JAX returns it in."""
+    A device mesh of another shape (or other axis names) on the same devices
+    tiles every sharding on it otherwise, PartitionSpecs kept: those
+    shardings follow from it, and Shardy's copies that only name the mesh's
+    renamed axes. A result returned with another sharding (jit's
+    out_shardings) brings XLA's sharding of the unnamed tuple element JAX
+    returns it in."""
     for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning),
-                           (_is_trace_counter, _is_module_number),
+                           (_is_trace_counter, _is_module_number), (_is_mesh_change, _on_the_mesh),
                            (_is_result_sharding, _result_plumbing),
                            (_is_sharding_annotation, _header_partitioning),
                            (_is_argument_sharding, _partitioning)):
         home = next((f for f in findings if cause(f)), None)
         if home is None:
             continue
-        folded = [f for f in findings if f.kind != "environment" and not cause(f) and follows(f)]
+        folded = [f for f in findings if f.kind != "environment" and not cause(f) and (
+            follows(f, home) if follows is _on_the_mesh else follows(f))]
         if not folded:
             continue
         merged = replace(home, derived=home.derived + tuple(
@@ -472,8 +479,10 @@ def _is_argument_sharding(finding: Finding) -> bool:
 
 
 def _header_partitioning(finding: Finding) -> bool:
-    """The module's mesh or sharding-propagation flags (not an op's sharding)."""
-    return _partitioning(finding) and finding.detail.startswith("module header: ")
+    """The module's mesh or sharding-propagation flags (not an op's sharding),
+    where the mesh came with what uses it, not laid out otherwise."""
+    return _partitioning(finding) and finding.detail.startswith("module header: ") \
+        and not _is_mesh_change(finding)
 
 
 def _is_result_sharding(finding: Finding) -> bool:
@@ -485,6 +494,28 @@ def _result_plumbing(finding: Finding) -> bool:
     returns the result in), not Shardy's copy of one."""
     return _partitioning(finding) and not finding.origin.op_name and \
         finding.detail.split(":")[0] == "sharding"
+
+
+def _is_mesh_change(finding: Finding) -> bool:
+    """A mesh both runs define laid out otherwise (findings.py says so)."""
+    return finding.kind == "attribute" and finding.summary.startswith(DEVICE_MESH)
+
+
+def _on_the_mesh(finding: Finding, mesh: Finding) -> bool:
+    """What follows from ``mesh`` laid out otherwise: a sharding (XLA's
+    tiling over the devices, which the mesh sets) or a partition count; a
+    Shardy sharding only where it names the mesh's renamed axes and nothing
+    else changed (another PartitionSpec is a cause of its own)."""
+    if not _partitioning(finding):
+        return False
+    if finding.detail.removeprefix("module header: ").split(":")[0].strip() != \
+            "frontend_attributes":
+        return True
+    renamed = renamed_axes(mesh.old, mesh.new)
+    if not renamed or finding.old is None or finding.new is None:
+        return False
+    axis = re.compile(r'(?<=")(%s)(?=\\?")' % "|".join(map(re.escape, renamed)))
+    return axis.sub(lambda m: renamed[m.group(1)], finding.old) == finding.new
 
 
 def _is_module_number(finding: Finding) -> bool:

@@ -604,6 +604,9 @@ def _summary(change: Change, count: int) -> str:
         return f"constant {change.detail}"
     if change.kind == "attribute" and change.detail == "module header: input_output_alias":
         return _donation(change.old, change.new)
+    if change.kind == "attribute" and change.detail == "module header: frontend_attributes" \
+            and (reshaped := mesh_change(change.old, change.new)):
+        return f"{DEVICE_MESH} {reshaped}"
     if change.kind == "attribute" and max(len(change.old or ""), len(change.new or "")) > 40:
         if change.detail.startswith("module header: ") and change.old and change.new:
             return f"{change.detail}: {text_difference(change.old, change.new)}"
@@ -625,6 +628,47 @@ def _donated(text: str | None) -> list[int]:
     except PieceError:  # the parser let it through: say what can be read
         entries = ()
     return sorted({parameter for _, parameter, _, _ in entries})
+
+
+# What a finding of a device mesh laid out otherwise starts with (advice.py and
+# explain.py read it).
+DEVICE_MESH = "device mesh:"
+# A mesh JAX hands Shardy, in the module header: ``mesh = #sdy.mesh<["data"=4, "model"=2]>``
+# (``, device_ids=[...]`` after the axes where the devices are not in order).
+_MESH = re.compile(r'([\w.$-]+)\s*=\s*#sdy\.mesh<(.*?)>(?=\s*[,}])')
+
+
+def meshes(text: str | None) -> dict[str, str]:
+    """The Shardy meshes a module's frontend attributes define, by name:
+    ``{"mesh": "data=4, model=2"}`` (``(no axes)`` for JAX's empty mesh)."""
+    found = {}
+    for name, mesh in _MESH.findall((text or "").replace('\\"', '"')):
+        axes, _, devices = mesh.partition("]")
+        said = re.sub(r'"([^"]*)"\s*=\s*', r"\1=", axes.lstrip("[")).strip() or "(no axes)"
+        found[name] = said + devices
+    return found
+
+
+def mesh_change(old: str | None, new: str | None) -> str:
+    """``mesh data=8, model=1 -> data=4, model=2``: the meshes of that name
+    in both texts (module headers' frontend attributes) laid out otherwise;
+    "" where none is (a mesh only one run defines comes with what uses it:
+    a sharding JAX added, an argument placed on it)."""
+    x, y = meshes(old), meshes(new)
+    return "; ".join(f"{name} {x[name]} -> {y[name]}" for name in x
+                     if name in y and x[name] != y[name])
+
+
+def renamed_axes(old: str | None, new: str | None) -> dict[str, str]:
+    """Axis names of a mesh that only took other names, old to new, the
+    sizes kept (``data=4, model=2 -> data=4, tensor=2``: model -> tensor)."""
+    out = {}
+    x, y = meshes(old), meshes(new)
+    for name in x.keys() & y.keys():
+        a, b = (re.findall(r"([^=,\s]+)=(\d+)", t) for t in (x[name], y[name]))
+        if len(a) == len(b) and [n for _, n in a] == [n for _, n in b]:
+            out.update({p: q for (p, _), (q, _) in zip(a, b) if p != q})
+    return out
 
 
 _WORD_EDGES = "/()[]{}., :"
