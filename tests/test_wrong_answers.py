@@ -1709,3 +1709,20 @@ def test_mesh_axes_renamed_take_the_shardings_naming_them_along(tmp_path):
     assert [f["summary"] for f in report["findings"] if f["affects"]] == \
         ["device mesh: mesh data=4, model=2 -> data=4, tensor=2"]
     assert report["same_executable"] is True
+
+
+def test_an_arguments_partition_spec_is_one_finding_with_xlas_tiling_under_it():
+    # The weights replicated (PartitionSpec()) where they were split over
+    # model: XLA's sharding of w and Shardy's copy of its PartitionSpec were
+    # two causes of the step, neither said as the argument's, XLA's first
+    # ("sharding: {devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate} ->
+    # {replicated} at w", a hunt's real run); the side program reading the
+    # result had the same two
+    report = json.loads(run_cli("diff", str(CORPUS / "jax_partition_spec" / "run_a"),
+                                str(CORPUS / "jax_partition_spec" / "run_b"), "--format", "json",
+                                "--no-cache", expect=1).stdout)
+    said = {p: [f["summary"] for f in report["findings"] if f["program"] == p]
+            for p in ("jit_train_step", "jit__reduce_sum")}
+    assert said == {"jit_train_step": ['argument sharding: w [{}, {"model"}] -> [{}, {}]'],
+                    "jit__reduce_sum": ['argument sharding: a [{}, {"model"}] -> [{}, {}]']}
+    assert "in_shardings" in report["findings"][0]["advice"]

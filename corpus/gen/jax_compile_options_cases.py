@@ -12,6 +12,9 @@
   argument's tiling over the devices follows from the mesh.
 * ``jax_result_sharding``: on the data=4, model=2 mesh, run_b returns the new
   weights replicated (jit's out_shardings) instead of split over ``model``.
+* ``jax_partition_spec``: on that mesh, run_b places the weights replicated
+  (PartitionSpec()) where run_a splits them over ``model`` (in_shardings and
+  out_shardings alike).
 
 ``python corpus/gen/jax_compile_options_cases.py [CASE ...]`` makes the cases
 named (all without one).
@@ -64,6 +67,8 @@ CASES = {
     "jax_mesh_shape": [("run_a", "8x1", EIGHT, MESH_CHILD), ("run_b", "4x2", EIGHT, MESH_CHILD)],
     "jax_result_sharding": [("run_a", "4x2", EIGHT, MESH_CHILD),
                             ("run_b", "4x2_result_replicated", EIGHT, MESH_CHILD)],
+    "jax_partition_spec": [("run_a", "4x2", EIGHT, MESH_CHILD),
+                           ("run_b", "4x2_weights_replicated", EIGHT, MESH_CHILD)],
 }
 
 

@@ -6,7 +6,9 @@ axis, ``python jax_mesh_child.py MODE``:
 * ``8x1``: the devices as a mesh of data=8, model=1;
 * ``4x2``: the same devices as data=4, model=2 (the same PartitionSpecs);
 * ``4x2_result_replicated``: data=4, model=2, with the new weights returned
-  replicated (jit's out_shardings) instead of split like the weights.
+  replicated (jit's out_shardings) instead of split like the weights;
+* ``4x2_weights_replicated``: data=4, model=2, the weights replicated
+  (PartitionSpec()) where they were split over ``model``, taken and returned.
 """
 
 import sys
@@ -19,7 +21,8 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 mode = sys.argv[1]
 mesh = Mesh(np.array(jax.devices()).reshape((8, 1) if mode == "8x1" else (4, 2)),
             ("data", "model"))
-weights = NamedSharding(mesh, PartitionSpec(None, "model"))
+weights = NamedSharding(mesh, PartitionSpec() if mode == "4x2_weights_replicated"
+                        else PartitionSpec(None, "model"))
 batch = NamedSharding(mesh, PartitionSpec("data", None))
 result = NamedSharding(mesh, PartitionSpec()) if mode == "4x2_result_replicated" else weights
 

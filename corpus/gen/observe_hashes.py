@@ -75,11 +75,15 @@ COMPILE_OPTIONS_CASES = {
     "jax_result_sharding": {"run_a": ("4x2", "--xla_force_host_platform_device_count=8"),
                             "run_b": ("4x2_result_replicated",
                                       "--xla_force_host_platform_device_count=8")},
+    "jax_partition_spec": {"run_a": ("4x2", "--xla_force_host_platform_device_count=8"),
+                           "run_b": ("4x2_weights_replicated",
+                                     "--xla_force_host_platform_device_count=8")},
 }
 # the program each of those cases runs, where it is not jax_compile_options_child.py
 CHILDREN = {"jax_device_count": "corpus/gen/jax_device_count_child.py",
             "jax_mesh_shape": "corpus/gen/jax_mesh_child.py",
-            "jax_result_sharding": "corpus/gen/jax_mesh_child.py"}
+            "jax_result_sharding": "corpus/gen/jax_mesh_child.py",
+            "jax_partition_spec": "corpus/gen/jax_mesh_child.py"}
 
 
 def _load(name):

@@ -374,7 +374,8 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
     sharding JAX gave an argument or the result (a typed PRNG key, jit's
     out_shardings) brings the module's mesh and sharding-propagation flags;
     so does an argument placed with another sharding, and Shardy's copy of
-    each argument's sharding (the ``xla.sdy.sharding`` frontend attribute).
+    each argument's sharding (the ``xla.sdy.sharding`` frontend attribute);
+    where Shardy's sharding of an argument changed, XLA's follows from it.
     A device mesh of another shape (or other axis names) on the same devices
     tiles every sharding on it otherwise, PartitionSpecs kept: those
     shardings follow from it, and Shardy's copies that only name the mesh's
@@ -385,7 +386,8 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
                            (_is_trace_counter, _is_module_number), (_is_mesh_change, _on_the_mesh),
                            (_is_result_sharding, _result_plumbing),
                            (_is_sharding_annotation, _header_partitioning),
-                           (_is_argument_sharding, _partitioning)):
+                           (_is_partition_spec, _partitioning_by_xla),
+                           (_is_argument_sharding, _partitioning_by_xla)):
         home = next((f for f in findings if cause(f)), None)
         if home is None:
             continue
@@ -476,6 +478,21 @@ def _is_sharding_annotation(finding: Finding) -> bool:
 
 def _is_argument_sharding(finding: Finding) -> bool:
     return finding.summary.startswith(ARGUMENT_SHARDING)
+
+
+def _is_partition_spec(finding: Finding) -> bool:
+    """An argument placed with another sharding, in Shardy's words: the
+    PartitionSpec the user wrote, where XLA's tiling of it follows."""
+    return _is_argument_sharding(finding) and finding.detail.startswith("frontend_attributes")
+
+
+def _partitioning_by_xla(finding: Finding) -> bool:
+    """What an argument's sharding brings: XLA's shardings, partition counts
+    and propagation flags, the mesh where only one run defines it (a mesh
+    both runs define laid out otherwise, and jit's out_shardings, are causes
+    of their own)."""
+    return _partitioning(finding) and not _is_mesh_change(finding) \
+        and not _is_result_sharding(finding)
 
 
 def _header_partitioning(finding: Finding) -> bool:

@@ -221,7 +221,7 @@ def group(roots: list[Change], following: dict[int, list[Change]], stage: str,
             summary = f"{EVERY_MATMUL} {old or '(none)'} -> {new or '(none)'}"
         placed = _placed_arguments(changes, b)
         if placed:
-            summary = f"{ARGUMENT_SHARDING} {placed} {old or '(none)'} -> {new or '(none)'}"
+            summary = f"{ARGUMENT_SHARDING} {placed} {_sharding_said(old)} -> {_sharding_said(new)}"
         returned = _returned_sharding(changes, b)
         if returned:
             summary = f"{RESULT_SHARDING} {returned}"
@@ -341,14 +341,20 @@ ARGUMENT_SHARDING = "argument sharding:"
 
 
 def _placed_arguments(changes: list[Change], b: Module) -> str:
-    """``w, x`` where every change is the ``sharding`` of an entry parameter
-    (the argument's names, else ``argument N``): how each argument was placed
-    (JAX: jax.device_put with a sharding, jit's in_shardings), not an op of
-    the model; "" otherwise."""
+    """``w, x`` where every change is the sharding of an entry parameter,
+    XLA's (``sharding``) or Shardy's (the ``xla.sdy.sharding`` frontend
+    attribute) where both runs have one (an argument placed on a mesh in one
+    run only is said by XLA's, one finding for all such arguments), by the
+    argument's names, else ``argument N``: how each
+    argument was placed (JAX: jax.device_put with a sharding, jit's
+    in_shardings), not an op of the model; "" otherwise."""
     names = []
     for change in changes:
-        if change.kind != "attribute" or change.detail != "sharding" or change.b is None \
-                or change.computation != b.entry.name:
+        name = change.detail.split(":")[0]
+        shardy = name == "frontend_attributes" and all(  # another PartitionSpec
+            _SHARDY_SHARDING.search(text or "") for text in (change.old, change.new))
+        if change.kind != "attribute" or name != "sharding" and not shardy \
+                or change.b is None or change.computation != b.entry.name:
             return ""
         parameter = b.entry.by_name.get(change.b)
         if parameter is None or parameter.opcode != "parameter":
@@ -378,13 +384,17 @@ def _returned_sharding(changes: list[Change], b: Module) -> str:
         if call is None or dict(call.attribute_items).get("custom_call_target") != \
                 _RESULT_SHARDING:
             return ""
-        specs = []
-        for text in (change.old, change.new):
-            found = _SHARDY_SHARDING.search((text or "").replace('\\"', '"'))
-            dimensions = _SHARDY_DIMENSIONS.findall(found.group(1)) if found else []
-            specs.append(", ".join(dimensions) or "(none)")
-        said.append(" -> ".join(specs))
+        said.append(f"{_sharding_said(change.old)} -> {_sharding_said(change.new)}")
     return "; ".join(dict.fromkeys(said))
+
+
+def _sharding_said(text: str | None) -> str:
+    """A sharding as a person compares two: Shardy's by each dimension's
+    mesh axes (``[{}, {"model"}]``), XLA's as printed, ``(none)``."""
+    found = _SHARDY_SHARDING.search((text or "").replace('\\"', '"'))
+    if found is None:
+        return text or "(none)"
+    return ", ".join(_SHARDY_DIMENSIONS.findall(found.group(1))) or found.group(1)
 
 
 # What a framework computes from a hyperparameter and bakes in beside it:

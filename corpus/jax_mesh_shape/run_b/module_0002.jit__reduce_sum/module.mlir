@@ -8,7 +8,7 @@ module @jit__reduce_sum attributes {mhlo.num_partitions = 8 : i32, mhlo.num_repl
   } loc(#loc)
 } loc(#loc)
 #loc = loc(unknown)
-#loc2 = loc("corpus/gen/jax_mesh_child.py":35:12 to :28)
+#loc2 = loc("corpus/gen/jax_mesh_child.py":38:12 to :28)
 #loc3 = loc("<module>"(#loc2))
 #loc4 = loc("jit(_reduce_sum)/reduce_sum"(#loc3))
 #loc5 = loc("jit(_reduce_sum)"(#loc3))
