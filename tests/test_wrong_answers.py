@@ -1652,7 +1652,8 @@ def test_an_attribute_alike_for_its_first_words_shows_the_words_that_differ():
     # the result read "xla.sdy.sharding: #sdy.sharding_per_value<[<@mesh,
     # [{}, {… -> #sdy.sharding_per_value<[<@mesh, [{}, {…", two texts alike
     # as far as shown (a hunt's real run): the model axis dropped was cut off
-    report = compare(CORPUS / "jax_result_sharding" / "run_a", CORPUS / "jax_result_sharding" / "run_b")
+    case = CORPUS / "jax_result_sharding"
+    report = compare(case / "run_a", case / "run_b")
     shown = [f.detail for f in report.findings
              if f.program == "jit_train_step" and "xla.sdy.sharding" in f.detail]
     assert shown and all('{"model"}' in d and "{}]" in d.split(" -> ")[-1] for d in shown), shown
@@ -1682,8 +1683,8 @@ def test_a_mesh_of_another_shape_is_the_cause_not_the_shardings_it_tiles(capsys)
     # hunt's real run)
     for x, y, said in (("run_a", "run_b", "mesh data=8, model=1 -> data=4, model=2"),
                        ("run_b", "run_a", "mesh data=4, model=2 -> data=8, model=1")):
-        out = run_cli("diff", str(CORPUS / "jax_mesh_shape" / x), str(CORPUS / "jax_mesh_shape" / y),
-                      "--no-cache", expect=1).stdout
+        out = run_cli("diff", str(CORPUS / "jax_mesh_shape" / x),
+                      str(CORPUS / "jax_mesh_shape" / y), "--no-cache", expect=1).stdout
         assert f"Top cause: device mesh: {said}." in " ".join(out.split())
         report = json.loads(run_cli("diff", str(CORPUS / "jax_mesh_shape" / x),
                                     str(CORPUS / "jax_mesh_shape" / y), "--format", "json",

@@ -19,8 +19,8 @@
 ``python corpus/gen/jax_compile_options_cases.py [CASE ...]`` makes the cases
 named (all without one).
 
-The programs are jax_compile_options_child.py, jax_device_count_child.py and jax_mesh_child.py
-(their line numbers are recorded in the dumps). Run by hand with the JAX virtualenv (see README.md), from the
+The programs are jax_compile_options_child.py, jax_device_count_child.py and
+jax_mesh_child.py (their line numbers are recorded in the dumps). Run by hand with the JAX virtualenv (see README.md), from the
 repository root: ``/root/venvs/jax/bin/python corpus/gen/jax_compile_options_cases.py``.
 """
 
