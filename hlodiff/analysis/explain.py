@@ -647,16 +647,19 @@ def _symmetric(finding: Finding) -> tuple:
 
 def _descends_from(finding: Finding, causes: list[Finding]) -> Finding:
     """The cause whose op_names an optimized change carries (a fusion carries
-    the op_names of what it fused), else the first cause."""
+    the op_names of what it fused); where none shares a scope with it, the
+    first cause that changed what the program computes rather than a value
+    in it: a value's change keeps the names of what reads it, and a learning
+    rate changed beside lax.scan's unroll took "XLA then optimized 52
+    instructions differently" from the weights' bitcast into the unrolled
+    layout (corpus/jax_scan_unroll_and_lr)."""
     names = {o.op_name for o in finding.origins if o.op_name}
-    best, best_score = causes[0], 0
-    for cause in causes:
+
+    def claim(cause: Finding) -> tuple[int, bool]:
         theirs = {o.op_name for o in cause.origins if o.op_name}
         theirs |= {o.op_name for d in cause.derived for o in d.origins if o.op_name}
-        score = sum(_shared_scope(n, m) for n in names for m in theirs)
-        if score > best_score:
-            best, best_score = cause, score
-    return best
+        return sum(_shared_scope(n, m) for n in names for m in theirs), cause.kind != "constant"
+    return max(causes, key=claim)
 
 
 def _shared_scope(a: str, b: str) -> int:
