@@ -771,8 +771,8 @@ CASES = {
     "jax_flax_batch_size": dict(
         runner="flax", a=dict(batch=32, n_examples=32), b=dict(batch=48, n_examples=48)),
     "jax_equinox_hyperparameter": dict(
-        runner="equinox", a=dict(weight_decay=1e-4), b=dict(weight_decay=5e-4),
-        keep_stablehlo=True),
+        runner="equinox", a=dict(weight_decay=1e-4),
+        b=dict(weight_decay=5e-4)),
     # the same program under jax 0.4.30 (run_a) and jax 0.10.2 (run_b); the
     # main program keeps all its sidecars
     "jax_version_upgrade": dict(
@@ -834,8 +834,8 @@ def prune(d, keep_sidecars=False, after_only=False, keep_stablehlo=False):
     """Drop bulky sidecars and the side modules' per-module folders and
     debug_options.  The main program keeps module.mlir (and, with
     keep_sidecars, its compile_options/topology textprotos and debug_options);
-    with keep_stablehlo every module keeps its module.mlir (JAX's key hashes
-    it: a side program's "no recompile" needs it).
+    with keep_stablehlo (every pair case's default) every module keeps its
+    module.mlir: JAX's key hashes it, a side program's verdict needs it.
     after_only: delete every *before_optimizations.txt as well."""
     for root, _dirs, files in os.walk(d):
         main_folder = root != d and MAIN in os.path.basename(root)
@@ -1016,7 +1016,7 @@ def make_pair(name):
         runs[run_id] = one_run(name, run_id, config(name, run_id), python, out,
                                spec.get("env", {}).get(run_id))
         prune(out, spec.get("keep_sidecars", False), spec.get("after_only", False),
-              spec.get("keep_stablehlo", False))
+              spec.get("keep_stablehlo", True))
         compact(out)
     subprocess.run([sys.executable, os.path.join(HERE, "sanitize.py"), case_dir], check=True)
     obs = observed_block(name, runs, dumps)
