@@ -1,0 +1,15 @@
+module @jit_init_fn attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() {
+    return loc(#loc9)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc1 = loc("corpus/gen/jax_library_cases.py":74:16 to :40)
+#loc2 = loc("corpus/gen/jax_library_cases.py":1078:8 to :45)
+#loc3 = loc("corpus/gen/jax_library_cases.py":1086:4 to :22)
+#loc4 = loc("run_flax"(#loc1))
+#loc5 = loc("main"(#loc2))
+#loc6 = loc("<module>"(#loc3))
+#loc7 = loc(callsite(#loc5 at #loc6))
+#loc8 = loc(callsite(#loc4 at #loc7))
+#loc9 = loc("jit(init_fn)"(#loc8))

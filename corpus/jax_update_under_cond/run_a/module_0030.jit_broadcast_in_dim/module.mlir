@@ -1,0 +1,18 @@
+#loc1 = loc("args[0]")
+module @jit_broadcast_in_dim attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<f32> loc("args[0]")) -> (tensor<10xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<f32>) -> tensor<10xf32> loc(#loc10)
+    return %0 : tensor<10xf32> loc(#loc11)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("corpus/gen/jax_library_cases.py":272:72 to :91)
+#loc3 = loc("corpus/gen/jax_library_cases.py":1078:8 to :45)
+#loc4 = loc("corpus/gen/jax_library_cases.py":1086:4 to :22)
+#loc5 = loc("run_guarded_sgd"(#loc2))
+#loc6 = loc("main"(#loc3))
+#loc7 = loc("<module>"(#loc4))
+#loc8 = loc(callsite(#loc6 at #loc7))
+#loc9 = loc(callsite(#loc5 at #loc8))
+#loc10 = loc("jit(broadcast_in_dim)/broadcast_in_dim"(#loc9))
+#loc11 = loc("jit(broadcast_in_dim)"(#loc9))
