@@ -19,8 +19,8 @@ from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from ..dumps.catalogue import compiled_by_framework, computes_gradients
 from ..dumps.environment import cache_paths_differ, differences, environment, is_version
-from ..dumps.mlir import (Settled, folded_constants, mlir_type, read_constants, settle,
-                          stablehlo_difference)
+from ..dumps.mlir import (Settled, folded_constants, mlir_type, read_constants, same_stablehlo,
+                          settle, stablehlo_difference)
 from ..dumps.naming import program_name
 from ..errors import HlodiffError
 from ..model import Module, Origin, Shape
@@ -380,12 +380,14 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
     if stablehlo is not None:
         outside.append(stablehlo)
     no_stablehlo = _without_stablehlo(stages, pair.a, pair.b) if framework == "jax" else ""
+    stablehlo_same = framework == "jax" and _stablehlo_same_without_input(stages, pair.a, pair.b)
     notes = [cache_paths_differ(env_a, env_b), _one_optimized(pair.a, pair.b, name)]
     loaded = {(True, True): "both runs", (True, False): "run a",
               (False, True): "run b"}.get((pair.a.loaded_from_cache, pair.b.loaded_from_cache), "")
     return ProgramDiff(name,
                        ModulePairing(pair.a.label, pair.b.label, pair.how), stages, outside,
-                       framework, tuple(filter(None, notes)), is_main, loaded, no_stablehlo)
+                       framework, tuple(filter(None, notes)), is_main, loaded, no_stablehlo,
+                       stablehlo_same)
 
 
 def _one_optimized(a: DumpModule, b: DumpModule, name: str) -> str:
@@ -776,8 +778,9 @@ def _stablehlo_change(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> 
     compile input moves that key, nor might. A weak-typed Python scalar
     against an f32 array adds a convert that the HLO folds away; other names
     for the outputs change only ``jax.result_info``. Both make another
-    persistent-cache entry."""
-    before = next((s for s in stages if s.stage == BEFORE), None)
+    persistent-cache entry. Where only the optimized program was dumped, its
+    changes stand in for the compile input's."""
+    before = next((s for s in stages if s.stage == BEFORE), None) or _optimized_only(stages)
     paths = _mlir_path(a), _mlir_path(b)
     if before is None or None in paths or any(moves("jax_cache_key", c) is not False
                                               for c in before.changes):
@@ -789,3 +792,24 @@ def _stablehlo_change(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> 
     return Change("stablehlo", old, new, "", None, None, Origin(),
                   "the StableHLO JAX hashes (module.mlir, locations aside) differs where the "
                   f"HLO does not: {old or '(nothing)'} -> {new or '(nothing)'}")
+
+
+def _optimized_only(stages: list[StageDiff]) -> StageDiff | None:
+    """The optimized program's stage, where the compile input's was not dumped."""
+    if any(s.stage == BEFORE for s in stages):
+        return None
+    return next((s for s in stages if s.stage == AFTER), None)
+
+
+def _stablehlo_same_without_input(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> bool:
+    """Only the optimized program was dumped, and both runs' module.mlir (the
+    StableHLO JAX hashes) are the same, debug information aside: JAX's key is
+    then decided from that file and what lies outside the HLO, as from a compile
+    input without a change. Over the corpus the two files agree with the keys
+    JAX wrote wherever the compile options and XLA flags are the same; the
+    side programs of a dump without its before_optimizations files (flax's
+    init, optax's) read "may differ" though JAX keyed them alike."""
+    if _optimized_only(stages) is None:
+        return False
+    paths = _mlir_path(a), _mlir_path(b)
+    return None not in paths and same_stablehlo(*paths)

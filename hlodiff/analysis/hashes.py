@@ -220,7 +220,8 @@ def affects(change: Change) -> tuple[str, ...]:
 
 
 def verdicts(before: list[Change] | None, after: list[Change] | None,
-             outside: list[Change] = (), framework: str | None = None) -> dict[str, bool | None]:
+             outside: list[Change] = (), framework: str | None = None,
+             same_sidecars: frozenset[str] = frozenset()) -> dict[str, bool | None]:
     """For each hash of ``framework``: changed (True), unchanged (False) or
     cannot tell (None).
 
@@ -230,11 +231,15 @@ def verdicts(before: list[Change] | None, after: list[Change] | None,
     changes and the program's name. Where the stage a rule needs was not
     dumped, the other stage decides what it can: an optimized program that
     differs came from a compile input that differs; a compile input without
-    any difference gives the same executable.
+    any difference gives the same executable. A rule whose ``sidecar`` both
+    runs hold alike (``same_sidecars``) reads that file in place of its stage:
+    only what lies outside the HLO can then move it.
     """
     out: dict[str, bool | None] = {}
     for rule in applicable(framework):
         own = before if rule.stage == COMPILE_INPUT else after
+        if own is None and rule.sidecar and rule.sidecar in same_sidecars:
+            own = []
         other = after if rule.stage == COMPILE_INPUT else before
         extra = list(outside) if rule.stage == COMPILE_INPUT else \
             [c for c in outside if c.kind in ("program_name", "module_number")]

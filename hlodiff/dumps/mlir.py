@@ -260,6 +260,16 @@ def without_locations(text: str) -> list[str]:
     return kept
 
 
+def same_stablehlo(path_a: Path, path_b: Path) -> bool:
+    """Are two module.mlir files read and the same, debug information aside?
+    (False when one cannot be read.)"""
+    try:
+        return (without_locations(path_a.read_text(encoding="utf-8", errors="replace"))
+                == without_locations(path_b.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return False
+
+
 def stablehlo_difference(path_a: Path, path_b: Path) -> tuple[str, str] | None:
     """The first line in which two module.mlir files differ, debug information
     aside; None when they do not (or one cannot be read)."""
