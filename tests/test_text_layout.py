@@ -295,3 +295,13 @@ def test_the_programs_alike_are_named_eight_at_most_above_the_findings(monkeypat
     listed = said.split(": ", 1)[1].split(" and 11 more")[0]
     assert len(listed.split(", ")) == 8
     assert lines.index(next(line for line in lines if line.startswith("#  kind"))) - start <= 4
+
+
+def test_one_program_past_the_first_pairings_gets_its_own_line(monkeypatch):
+    """jax_enable_x64 moves four programs: the fourth read "compared 1 more
+    programs that differ: jit_init", as long as the line naming its pair."""
+    monkeypatch.setenv("COLUMNS", "100")
+    lines = run_cli("diff", *_runs("jax_enable_x64"), expect=1).stdout.splitlines()
+    assert "compared module_0006.jit_init with module_0006.jit_init (paired by name)" in lines
+    assert not [line for line in lines if "more programs" in line]
+    assert "1 other program is the same in both runs: jit_init_fn" in lines

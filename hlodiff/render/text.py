@@ -381,14 +381,17 @@ def report(rep, stream: TextIO | None = None, details: int = 5, rows: int = 15,
         prose(out, Text.assemble(("warning:", "bold yellow"), " ", terminal(warning)))
     prose(out, Text(verdict_line(rep, spell), style=_verdict_style(rep)))
     shown, same = compared(rep)
-    for module in shown[:_PAIRINGS_SHOWN]:
+    # the table stays on the first screen; one program past the first few
+    # keeps its own line ("compared 1 more programs" took as much room)
+    paired = len(shown) if len(shown) <= _PAIRINGS_SHOWN + 1 else _PAIRINGS_SHOWN
+    for module in shown[:paired]:
         prose(out, _text(f"compared {_label(module.a)} with {_label(module.b)} "
                          f"(paired by {module.how})", style="dim"))
-    if len(shown) > _PAIRINGS_SHOWN:  # the table stays on the first screen
-        rest = [shorten.program(m.program) for m in shown[_PAIRINGS_SHOWN:]]
+    if len(shown) > paired:
+        rest = [shorten.program(m.program) for m in shown[paired:]]
         names = ", ".join(rest[:4]) + (f" and {len(rest) - 4} more" if len(rest) > 4 else "")
         prose(out, _text(f"compared {len(rest)} more programs "
-                         f"{programs_that(shown[_PAIRINGS_SHOWN:])}: {names} "
+                         f"{programs_that(shown[paired:])}: {names} "
                          "(--format json lists every pairing)", style="dim"))
     if same:
         prose(out, _text(same_programs_line(same, shorten.program), style="dim"))
