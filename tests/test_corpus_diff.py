@@ -325,6 +325,39 @@ def test_remat_inside_a_scan_over_layers_takes_the_scans_residual_plumbing(repor
         assert step[0].origin.source_line == 531
 
 
+def test_a_relu_beside_a_scan_put_under_a_checkpoint_is_a_cause_of_its_own(reports):
+    # jax_scan_remat_head_relu: nn.scan(nn.remat(Block)) and a relu on the
+    # scan's output (line 596). It read "replaced: 91 ops (call, constant,
+    # broadcast, get-tuple-element) by 2 ops (constant(0), broadcast)" at the
+    # scan's while/body/closed_call: the relu's compare, select and call
+    # followed from the loop's state losing its saved values, its constant
+    # joined the scan's plumbing by the scope they share, and a LayerNorm's
+    # ops the checkpoint moved stood apart, claimed by the relu's max
+    report = _report(reports, "jax_scan_remat_head_relu")
+    step = [f for f in report.findings if f.program == "jit_train_step" and f.moves_a_hash]
+    assert [f.summary for f in step] == [
+        "jax.checkpoint (remat) in run b only: the backward pass recomputes 61 ops "
+        "(mul, add, sub, …)",
+        "added: 5 ops (call, compare, select, constant(0), broadcast) in jit(train_step), "
+        "corpus/gen/jax_library_cases.py:596"]
+    assert (step[1].origin.op_name, step[1].origin.source_line) == (
+        "jit(train_step)/jvp(Net)/jit(relu)", 596)
+
+
+def test_a_relu_added_in_a_scans_step_put_under_a_checkpoint_is_a_cause_of_its_own(reports):
+    # jax_scan_remat_body_relu: lax.scan over jax.checkpoint(step), and a relu
+    # added in the step (line 632). It read "replaced: 2 ops (constant(1),
+    # broadcast) by 4 ops (constant, broadcast)" at the relu's line: its
+    # compare, select and call followed from the loop's "6 operands -> 4
+    # operands", and the tanh's derivative the checkpoint moved stood apart
+    report = _report(reports, "jax_scan_remat_body_relu")
+    step = [f for f in report.findings if f.program == "jit_train_step" and f.moves_a_hash]
+    assert [f.summary.split(":")[0] for f in step] == ["jax.checkpoint (remat) in run b only",
+                                                     "added"]
+    assert (step[1].kind, step[1].origin.op_name, step[1].origin.source_line) == (
+        "op_added", "jit(relu)", 632)
+
+
 def test_prevent_cse_switched_off_is_the_checkpoint_not_removed_ops(reports):
     # jax_scan_remat_prevent_cse: nn.remat(Block, prevent_cse=False). It read
     # "removed: 9 ops (opt-barrier, tuple, get-tuple-element) in remat2" with

@@ -239,6 +239,9 @@ class CauseGraph:
         def walk(computation: Computation) -> None:
             walked.add(computation.name)
             carried: dict[str, int] = {}
+            # what carries a cause without a change of its own: the same
+            # value in both runs, of the same type (see _added_reads)
+            unchanged: set[str] = set()
             for instruction in computation.instructions:
                 if instruction.unchanged and not carried and not (
                         computation.name in inheriting and instruction.opcode == "parameter"):
@@ -252,18 +255,25 @@ class CauseGraph:
                 if not upstream and not here:
                     continue  # nothing reaches it, nothing changed on it: nothing to carry
                 cause = min(upstream, key=self._rank_of, default=None)
+                read = min(self._added_reads(instruction, here, upstream, carried, unchanged),
+                           key=self._rank_of, default=None)
                 for index in here:
-                    if cause is not None:
-                        reached[index] = cause
+                    reaching = read if self.changes[index].kind in _ADDED else cause
+                    if reaching is not None:
+                        reached[index] = reaching
                 own = min((i for i in here if self.changes[i].kind != "metadata"
                            and not _renumbered_only(self.changes[i])),
                           key=self._rank_of, default=None)
+                if own is not None and self.changes[own].kind in _ADDED:
+                    cause = read
                 passed = cause if cause is not None else own
                 if own is not None and cause is not None and \
                         not self._follows(self.changes[own], self.changes[cause]):
                     passed = own
                 if passed is not None:
                     carried[instruction.name] = passed
+                    if own is None:
+                        unchanged.add(instruction.name)
                     for callee in instruction.called_computations:
                         self._inherit(callee, instruction.operands, carried, by_parameter,
                                       inheriting, walked, again, module)
@@ -274,6 +284,25 @@ class CauseGraph:
         while again:
             walk(again.pop())
         return reached
+
+    def _added_reads(self, instruction, here, upstream: list[int], carried: dict[str, int],
+                     unchanged: set[str]) -> list[int]:
+        """The causes an op added (removed) at ``instruction`` reads: those of
+        operands that changed themselves, and those an operand with no change
+        of its own carries from a change at the op's own source line. Such an
+        operand is the same value in both runs, of the same type: a loop's
+        state that bundles more or fewer values (a checkpoint added, a relu's
+        mask kept for the backward pass) retypes none of the values read out
+        of it. What the loop adds to handle them (a scan's index arithmetic)
+        is written at the loop's line; an op at a line of its own reading
+        such a value (a relu on the scan's output, one in the scan's step) is
+        the code's, not the loop's (corpus/jax_scan_remat_head_relu)."""
+        if instruction.opcode == "parameter":
+            return upstream
+        lines = {self.changes[i].origin.location for i in here} - {None}
+        return [carried[o] for o in instruction.operands if o in carried and (
+            o not in unchanged or not lines
+            or self.changes[carried[o]].origin.location in lines)]
 
     def _inherit(self, callee: str, operands, carried: dict[str, int],
                  by_parameter: dict[tuple[str, int], int], inheriting: set[str],
@@ -613,6 +642,9 @@ def _callers(module: Module) -> dict[str, tuple[str, str]]:
             for callee in instruction.called_computations:
                 out.setdefault(callee, (computation.name, instruction.name))
     return out
+
+
+_ADDED = frozenset({"op_added", "op_removed"})
 
 
 def _renumbered_only(change: Change) -> bool:

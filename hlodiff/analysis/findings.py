@@ -724,7 +724,12 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
         side, name = ("b", change.b) if change.b is not None else ("a", change.a)
         by_place[(side, change.computation if side == "b" else change.computation_a or
                   change.computation, name or change.computation)] = i
-    # dataflow: an added instruction reading another added one
+    # the ops moved into (out of) a branch or loop body, by its name
+    moved_to = {change.detail.removeprefix(MOVED_INTO).removeprefix(MOVED_OUT_OF)
+                .split(" ", 1)[0]: i for i, change in enumerate(changes)
+                if change.detail.startswith((MOVED_INTO, MOVED_OUT_OF))}
+    # dataflow: an added instruction reading another added one; a conditional
+    # or loop added (removed) and the ops moved into (out of) what it runs
     for i, change in enumerate(changes):
         side, _, computation, instruction = _held(change, a, b)
         if instruction is None:
@@ -733,7 +738,10 @@ def _structural(changes: list[Change], following: dict[int, list[Change]], stage
             j = by_place.get((side, computation, operand))
             if j is not None:
                 join(i, j)
-    # scope: the same name scope, or the same source line, or moved to one place
+        for callee in instruction.called_computations:
+            if callee in moved_to:
+                join(i, moved_to[callee])
+    # scope: the same source line (else the same name scope), or moved to one place
     by_scope: dict[tuple, int] = {}
     for i, change in enumerate(changes):
         for key in _scope_keys(change):
@@ -939,10 +947,10 @@ def _scope_keys(change: Change) -> list[tuple]:
     if change.detail.startswith((MOVED_INTO, MOVED_OUT_OF)):  # one branch: one move
         keys.append(("moved", change.detail))
     origin = change.origin
-    if origin.name_scope:
-        keys.append(("scope", origin.name_scope))
     if origin.location:
         keys.append(("line", origin.location))
+    elif origin.name_scope:
+        keys.append(("scope", origin.name_scope))
     return keys
 
 

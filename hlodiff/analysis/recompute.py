@@ -277,7 +277,7 @@ def _follows(finding: Finding, shared: frozenset[str], own: frozenset[str]) -> b
     if finding.kind not in _KINDS:
         return False
     names = [o.op_name or "" for o in finding.origins]
-    if any(_computed(_model_path(name), own) for name in names):
+    if any(_only_one_computes(_model_path(name), shared, own) for name in names):
         return False
     if finding.kind in _MOVED and not any(names):
         # no op_name to go by: the get-tuple-elements of a loop carrying
@@ -287,12 +287,13 @@ def _follows(finding: Finding, shared: frozenset[str], own: frozenset[str]) -> b
         old, new = finding.old or "", finding.new or ""
         return bool(_MARK.search(old)) != bool(_MARK.search(new)) or _marked(finding) \
             or bool(names) and all(map(_carries, names))
-    # ops moved between the passes are told by what both runs compute; where
-    # the model changed beside the checkpoint, such a change may be the
-    # model's own (a layer's ops replaced), and a value the code wrote comes
+    # ops moved between the passes are told by what both runs compute (a
+    # finding holding a model op only one run computes stayed apart above,
+    # and the rest still moved where the model changed beside the
+    # checkpoint: a relu on a scan's output); a value the code wrote comes
     # with ops of its own (the loss halved: "constant(0.5), broadcast" in the
     # backward pass alone): those stay apart
-    moved = finding.kind in _MOVED and not own and not _writes_a_value(finding)
+    moved = finding.kind in _MOVED and not _writes_a_value(finding)
     return bool(names) and all(
         _MARK.search(name) or _carries(name)
         or moved and (_machinery(_model_path(name)) or _computed(_model_path(name), shared))
@@ -358,6 +359,16 @@ def _computed(path: str, shared: frozenset[str]) -> bool:
     computing it and prefixed the caller's op_name (an optimized program's
     ``while/body/closed_call/tanh`` is the model's ``tanh``)."""
     return bool(path) and (path in shared or any(path.endswith("/" + p) for p in shared))
+
+
+def _only_one_computes(path: str, shared: frozenset[str], own: frozenset[str]) -> bool:
+    """Is ``path`` a model op only one run computes (``own``), and not one
+    both compute (``shared``)? An op inside a call stands for itself
+    (``_model_path``): the ``max`` of a relu added beside a checkpoint
+    would otherwise claim a LayerNorm's ``layers/LayerNorm_0/max`` that both
+    runs compute, and keep what the checkpoint moved of that LayerNorm out
+    of its finding (corpus/jax_scan_remat_head_relu)."""
+    return _computed(path, own) and not _computed(path, shared)
 
 
 def _marked(finding: Finding) -> bool:
