@@ -1710,6 +1710,9 @@ def test_mesh_axes_renamed_take_the_shardings_naming_them_along(tmp_path):
     assert [f["summary"] for f in report["findings"] if f["affects"]] == \
         ["device mesh: mesh data=4, model=2 -> data=4, tensor=2"]
     assert report["same_executable"] is True
+    # and the row does not say it moves the fingerprint the verdict calls unchanged
+    # (it read "moves JAX, XLA" under "XLA executable fingerprint: unchanged")
+    assert "xla_executable_fingerprint" not in report["findings"][0]["affects"]
 
 
 def test_an_arguments_partition_spec_is_one_finding_with_xlas_tiling_under_it():

@@ -339,7 +339,25 @@ def _explain_program(program: ProgramDiff) -> tuple[list[Finding], ProgramVerdic
                 for f in findings]
     findings.sort(key=_rank)
     verdict = _verdict(program, findings)
-    return findings, verdict
+    findings = _moving_what_moved(findings, verdict.hashes)
+    return findings, replace(verdict, causes=sum(1 for f in findings if f.moves_a_hash))
+
+
+def _moving_what_moved(findings: list[Finding], hashes: dict[str, bool | None]) -> list[Finding]:
+    """``findings`` claiming no hash the program's verdict says is unchanged.
+    A change moves a hash by the rule of its stage, the verdict decides from
+    both: a mesh axis renamed is a frontend attribute of the compile input,
+    which moves XLA's fingerprint by that rule, while the optimized programs
+    are the same byte for byte; the row read "moves JAX, XLA" under "XLA
+    executable fingerprint: unchanged" (a helper session's sharding hunt)."""
+    still = {name for name, moved in hashes.items() if moved is False}
+    if not still or not any(still.intersection(f.affects) for f in findings):
+        return findings
+
+    def trimmed(f: Finding) -> Finding:
+        return replace(f, affects=tuple(h for h in f.affects if h not in still),
+                       derived=tuple(map(trimmed, f.derived)))
+    return sorted(map(trimmed, findings), key=_rank)
 
 
 def _moved(finding: Finding, keys: set[str], unseen: dict[str, set[str]]) -> tuple[str, ...]:
