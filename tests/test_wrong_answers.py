@@ -1324,6 +1324,22 @@ def test_an_argument_jit_keeps_unread_is_not_an_op_the_model_adds(tmp_path):
         assert "keep_unused" in top["advice"] and "model code" not in top["advice"]
 
 
+def test_an_argument_left_unread_by_a_schedule_is_not_said_to_change_with_no_operation(tmp_path):
+    # A learning rate computed from the step count (a schedule) where the step
+    # multiplied by the rate it was given: jit leaves the rate out, unread. The
+    # advice said "no operation changed with it: ... keep_unused differs" (a
+    # hunt's Keras run, float learning rate against ExponentialDecay), while
+    # the schedule's ops were the first finding
+    dump_runs(tmp_path, "jax_schedule_argument", "constant", "decay")
+    report = json.loads(run_cli("diff", str(tmp_path / "constant"), str(tmp_path / "decay"),
+                                "--format", "json", "--no-cache", expect=1).stdout)
+    unread = [f for f in report["findings"]
+              if f["kind"] == "op_removed" and f["origin"]["op_name"] == "lr"]
+    assert len(unread) == 1, [(f["kind"], f["origin"]["op_name"]) for f in report["findings"]]
+    assert "no operation changed" not in unread[0]["advice"]
+    assert "reads it in run a only" in unread[0]["advice"]
+
+
 def test_arguments_placed_with_a_sharding_are_one_finding_of_how_they_were_placed(tmp_path):
     # Weights and batch put on a one-device mesh with jax.device_put in one
     # run read as five findings of the step (the parameters' sharding, each

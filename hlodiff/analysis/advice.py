@@ -245,15 +245,19 @@ def _arguments_only(finding: Finding) -> bool:
 def _argument_count(kind: str, more: str, fewer: str) -> tuple[Rule, Rule]:
     """The advice for an argument the program takes in run ``more`` only,
     with no op of its own: jax.jit leaves out what the function does not
-    read unless keep_unused=True, so a new argument, or keep_unused, or a
-    function that now reads one, all look so."""
+    read unless keep_unused=True, so a function that reads it in one run
+    only (another change replaced what read it: a Keras learning rate turned
+    into a schedule leaves its variable unread), keep_unused, or a new
+    argument, all look so."""
     return (
         Rule(kind, "jax", _arguments_only,
              f"The compiled program takes an argument in run {more} that it does not in run "
-             f"{fewer}, and no operation changed with it: jax.jit leaves out an argument the "
-             "function does not read unless keep_unused=True, so keep_unused differs between "
-             "the runs, or an unread argument was added to the step. Pass the same arguments "
-             "with the same keep_unused in both runs."),
+             f"{fewer}: jax.jit leaves out an argument the function does not read unless "
+             f"keep_unused=True. Either the function reads it in run {more} only (another "
+             "change replaced what read it, as a learning-rate schedule replaces the rate it "
+             "was given: see the other findings), or keep_unused differs between the runs, or "
+             "an unread argument was added to the step. Pass the same arguments with the same "
+             "keep_unused in both runs, or expect one compilation for each."),
         Rule(kind, None, _arguments_only,
              f"The compiled program takes an argument in run {more} that it does not in run "
              f"{fewer}, and no operation changed with it: an argument nothing reads was added "
