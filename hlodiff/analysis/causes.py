@@ -256,7 +256,8 @@ class CauseGraph:
                     continue  # nothing reaches it, nothing changed on it: nothing to carry
                 cause = min(upstream, key=self._rank_of, default=None)
                 read = min(self._added_reads(instruction, here, upstream, carried, unchanged),
-                           key=self._rank_of, default=None)
+                           key=self._rank_of, default=None) \
+                    if any(self.changes[i].kind in _ADDED for i in here) else None
                 for index in here:
                     reaching = read if self.changes[index].kind in _ADDED else cause
                     if reaching is not None:
