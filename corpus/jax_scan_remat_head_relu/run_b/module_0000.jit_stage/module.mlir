@@ -1,0 +1,16 @@
+#loc1 = loc("args[0]")
+module @jit_stage attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<i32> loc("args[0]")) -> (tensor<i32> {jax.result_info = "result"}) {
+    return %arg0 : tensor<i32> loc(#loc10)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("corpus/gen/jax_library_cases.py":600:33 to :50)
+#loc3 = loc("corpus/gen/jax_library_cases.py":1078:8 to :45)
+#loc4 = loc("corpus/gen/jax_library_cases.py":1086:4 to :22)
+#loc5 = loc("run_flax_scan_block"(#loc2))
+#loc6 = loc("main"(#loc3))
+#loc7 = loc("<module>"(#loc4))
+#loc8 = loc(callsite(#loc6 at #loc7))
+#loc9 = loc(callsite(#loc5 at #loc8))
+#loc10 = loc("jit(stage)"(#loc9))
