@@ -59,6 +59,16 @@ def test_diff_writes_one_page_with_the_verdict_and_the_cause(tmp_path):
     assert '<span class="chg">0.01</span>' in text and '<span class="chg">0.02</span>' in text
 
 
+def test_a_checkpoint_added_is_headed_by_its_sentence_not_by_none_to_none():
+    # a change of the program's structure has no old and new values: its
+    # heading read "(none) → (none)" above "jax.checkpoint (remat) in run b only"
+    case = CORPUS / "jax_remat_added"
+    text = page(compare(case / "run_a", case / "run_b"), run_a="a", run_b="b")
+    headings = re.findall(r'<h2 class="change">(.*?)</h2>', text)
+    assert headings[0].startswith("jax.checkpoint (remat) in run b only: the backward pass")
+    assert not [h for h in headings if h.count('class="none"') == 2]
+
+
 def test_the_page_loads_nothing_and_runs_only_its_own_script(tmp_path):
     out = tmp_path / "report.html"
     run_cli("diff", str(LR / "run_a"), str(LR / "run_b"), "--format", "html", "-o", str(out),

@@ -307,6 +307,11 @@ def _cause(n: int, finding: Finding, context: FindingContext) -> str:
     program = f'<span class="tag">{html(finding.program)}</span>' if finding.program else ""
     count = f'<span class="tag">{_count(finding)}</span>'
     summary = f'<p class="summary">{html(finding.summary)}</p>' if finding.summary else ""
+    # a change of the program's structure (a checkpoint, an unroll) has no
+    # old and new values: its sentence is the heading, not "(none) → (none)"
+    heading = _change(finding.old, finding.new)
+    if finding.old is None and finding.new is None and summary:
+        heading, summary = html(finding.summary), ""
     body = [_origin(finding), _advice(finding)]
     if finding.detail and finding.detail not in finding.summary:
         body.append(f'<p class="detail">{html(finding.detail)}</p>')
@@ -324,7 +329,7 @@ def _cause(n: int, finding: Finding, context: FindingContext) -> str:
             f'<span class="tag kind">{html(finding.kind)}</span>'
             f'<span class="tag">{html(STAGE_WORDS.get(finding.stage, finding.stage))}</span>'
             f"{count}{moves}{program}</div>"
-            f'<h2 class="change">{_change(finding.old, finding.new)}</h2>{summary}</header>'
+            f'<h2 class="change">{heading}</h2>{summary}</header>'
             f'<div class="body">{"".join(body)}</div></article>')
 
 
