@@ -12,6 +12,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -19,8 +20,8 @@ from ..collector import paused
 from ..dumps import AFTER, BEFORE, HLO_TEXT, Dump, DumpModule, load_target
 from ..dumps.catalogue import compiled_by_framework, computes_gradients
 from ..dumps.environment import cache_paths_differ, differences, environment, is_version
-from ..dumps.mlir import (Settled, folded_constants, mlir_type, read_constants, same_stablehlo,
-                          settle, stablehlo_difference)
+from ..dumps.mlir import (Settled, first_difference, folded_constants, mlir_type, read_constants,
+                          settle, stablehlo_lines)
 from ..dumps.naming import program_name
 from ..errors import HlodiffError
 from ..model import Module, Origin, Shape
@@ -376,11 +377,12 @@ def _program_diff(pair, step: Step, is_main: bool, name: str) -> ProgramDiff:
         outside.append(Change("module_number", f"module {ids[0]}", f"module {ids[1]}", "", None,
                               None, Origin(),
                               _module_number_detail(*ids, one_run=pair.a.root == pair.b.root)))
-    stablehlo = _stablehlo_change(stages, pair.a, pair.b)
+    mlir = _StableHLO(pair.a, pair.b)
+    stablehlo = _stablehlo_change(stages, mlir)
     if stablehlo is not None:
         outside.append(stablehlo)
     no_stablehlo = _without_stablehlo(stages, pair.a, pair.b) if framework == "jax" else ""
-    stablehlo_same = framework == "jax" and _stablehlo_same_without_input(stages, pair.a, pair.b)
+    stablehlo_same = framework == "jax" and _stablehlo_same_without_input(stages, mlir)
     notes = [cache_paths_differ(env_a, env_b), _one_optimized(pair.a, pair.b, name)]
     loaded = {(True, True): "both runs", (True, False): "run a",
               (False, True): "run b"}.get((pair.a.loaded_from_cache, pair.b.loaded_from_cache), "")
@@ -772,7 +774,24 @@ def _without_stablehlo(stages: list[StageDiff], a: DumpModule, b: DumpModule) ->
     return " and ".join(missing)
 
 
-def _stablehlo_change(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> Change | None:
+class _StableHLO:
+    """The two runs' module.mlir of a program, read (without debug
+    information) once, when first asked: the key's StableHLO finding and the
+    verdict of a dump with only its optimized programs both compare them."""
+
+    def __init__(self, a: DumpModule, b: DumpModule):
+        self.paths = _mlir_path(a), _mlir_path(b)
+
+    @cached_property
+    def lines(self) -> tuple[list[str], list[str]] | None:
+        """Both files' lines; None where a run has none, or it cannot be read."""
+        if None in self.paths:
+            return None
+        a, b = map(stablehlo_lines, self.paths)
+        return None if a is None or b is None else (a, b)
+
+
+def _stablehlo_change(stages: list[StageDiff], mlir: _StableHLO) -> Change | None:
     """What JAX's key sees and the HLO does not: the StableHLO JAX hashes (its
     module.mlir, debug information aside) differs while no change of the
     compile input moves that key, nor might. A weak-typed Python scalar
@@ -781,11 +800,10 @@ def _stablehlo_change(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> 
     persistent-cache entry. Where only the optimized program was dumped, its
     changes stand in for the compile input's."""
     before = next((s for s in stages if s.stage == BEFORE), None) or _optimized_only(stages)
-    paths = _mlir_path(a), _mlir_path(b)
-    if before is None or None in paths or any(moves("jax_cache_key", c) is not False
-                                              for c in before.changes):
+    if before is None or None in mlir.paths or any(moves("jax_cache_key", c) is not False
+                                                   for c in before.changes):
         return None  # the compile input says, or may say (a {...} constant), why it moved
-    differs = stablehlo_difference(*paths)
+    differs = first_difference(*mlir.lines) if mlir.lines is not None else None
     if differs is None:
         return None
     old, new = differs
@@ -801,7 +819,7 @@ def _optimized_only(stages: list[StageDiff]) -> StageDiff | None:
     return next((s for s in stages if s.stage == AFTER), None)
 
 
-def _stablehlo_same_without_input(stages: list[StageDiff], a: DumpModule, b: DumpModule) -> bool:
+def _stablehlo_same_without_input(stages: list[StageDiff], mlir: _StableHLO) -> bool:
     """Only the optimized program was dumped, and both runs' module.mlir (the
     StableHLO JAX hashes) are the same, debug information aside: JAX's key is
     then decided from that file and what lies outside the HLO, as from a compile
@@ -809,7 +827,7 @@ def _stablehlo_same_without_input(stages: list[StageDiff], a: DumpModule, b: Dum
     JAX wrote wherever the compile options and XLA flags are the same; the
     side programs of a dump without its before_optimizations files (flax's
     init, optax's) read "may differ" though JAX keyed them alike."""
-    if _optimized_only(stages) is None:
+    if _optimized_only(stages) is None or mlir.lines is None:
         return False
-    paths = _mlir_path(a), _mlir_path(b)
-    return None not in paths and same_stablehlo(*paths)
+    a, b = mlir.lines
+    return a == b

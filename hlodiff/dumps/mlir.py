@@ -260,24 +260,18 @@ def without_locations(text: str) -> list[str]:
     return kept
 
 
-def same_stablehlo(path_a: Path, path_b: Path) -> bool:
-    """Are two module.mlir files read and the same, debug information aside?
-    (False when one cannot be read.)"""
+def stablehlo_lines(path: Path) -> list[str] | None:
+    """The lines of a module.mlir without its debug information
+    (``without_locations``); None when it cannot be read."""
     try:
-        return (without_locations(path_a.read_text(encoding="utf-8", errors="replace"))
-                == without_locations(path_b.read_text(encoding="utf-8", errors="replace")))
-    except OSError:
-        return False
-
-
-def stablehlo_difference(path_a: Path, path_b: Path) -> tuple[str, str] | None:
-    """The first line in which two module.mlir files differ, debug information
-    aside; None when they do not (or one cannot be read)."""
-    try:
-        a = without_locations(path_a.read_text(encoding="utf-8", errors="replace"))
-        b = without_locations(path_b.read_text(encoding="utf-8", errors="replace"))
+        return without_locations(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
+
+
+def first_difference(a: list[str], b: list[str]) -> tuple[str, str] | None:
+    """The first line in which two module.mlir's lines (``stablehlo_lines``)
+    differ; None when they do not."""
     if a == b:
         return None
     for x, y in zip(a, b):
