@@ -41,7 +41,8 @@ from .causes import PRIORITY, CauseGraph
 from .context import FindingContext
 from .diff import Change
 from .findings import (ARGUMENT_SHARDING, DEVICE_MESH, RESULT_SHARDING, SHARDING_ANNOTATION,
-                       SIXTY_FOUR_BIT, Finding, Where, finding, group, moved_by, renamed_axes)
+                       SIXTY_FOUR_BIT, Finding, Where, finding, group, moved_by, renamed_axes,
+                       taken_under)
 from .hashes import (COMPILE_INPUT, HASHES, NEVER_COMPILED, OUTSIDE_KINDS, applicable, compiled,
                      rule, unseen_without, verdicts)
 
@@ -416,11 +417,7 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
             follows(f, home) if follows is _on_the_mesh else follows(f))]
         if not folded:
             continue
-        merged = replace(home, derived=home.derived + tuple(
-            replace(f, detail=f.summary or f.detail) for f in folded),
-            optimized=home.optimized + sum(f.optimized for f in folded),
-            affects=moved_by([home, *folded]))
-        findings = [merged if f is home else f for f in findings if not any(f is g for g in folded)]
+        findings = taken_under(findings, home, folded)
     return findings
 
 

@@ -174,9 +174,23 @@ def under_one_cause(findings: list[Finding], folded: list[Finding], summary: str
         kind="replaced", stage=stages.pop() if len(stages) == 1 else "both",
         old=None, new=None, count=sum(f.count for f in folded), affects=moved_by(folded),
         origins=origins, where=lead.where, summary=summary, program=lead.program,
-        derived=tuple(replace(f, detail=f.summary or f.detail) for f in folded),
-        optimized=sum(f.optimized for f in folded))
+        derived=following(folded), optimized=sum(f.optimized for f in folded))
     return [home] + [f for f in findings if not any(f is g for g in folded)]
+
+
+def taken_under(findings: list[Finding], home: Finding, folded: list[Finding]) -> list[Finding]:
+    """``findings`` with those of ``folded`` taken under ``home``, which keeps
+    its place: it moves what they move, and counts what XLA optimized
+    otherwise because of them."""
+    merged = replace(home, derived=home.derived + following(folded),
+                     optimized=home.optimized + sum(f.optimized for f in folded),
+                     affects=moved_by([home, *folded]))
+    return [merged if f is home else f for f in findings if not any(f is g for g in folded)]
+
+
+def following(folded: list[Finding]) -> tuple[Finding, ...]:
+    """``folded`` as what follows from another finding: each said by its summary."""
+    return tuple(replace(f, detail=f.summary or f.detail) for f in folded)
 
 
 # --- grouping ---------------------------------------------------------------------------------

@@ -23,11 +23,9 @@ wrote, is never plumbing.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..model import Module, Origin
 from . import recompute, unroll
-from .findings import Finding, Where, moved_by
+from .findings import Finding, Where, taken_under
 
 # The kinds of finding a model change inside a loop is told by.
 _MODEL = frozenset({"op_added", "op_removed", "replaced"})
@@ -51,13 +49,8 @@ def fold(findings: list[Finding], a: Module | None, b: Module | None) -> list[Fi
              and any(w.computation in loop.inside for loop in loops for w in f.where)]
     if len(model) != 1:
         return findings
-    cause = model[0]
-    home = replace(cause, derived=cause.derived + tuple(
-        replace(g, detail=g.summary or g.detail) for f in plumbing for g in (f, *f.derived)),
-        affects=moved_by([cause, *plumbing]),
-        optimized=cause.optimized + sum(f.optimized for f in plumbing))
-    return [home if f is cause else f for f in findings
-            if not any(f is p for p in plumbing)]
+    # the plumbing's own consequences too: what follows shows one level
+    return taken_under(findings, model[0], [g for f in plumbing for g in (f, *f.derived)])
 
 
 class _Loops:
