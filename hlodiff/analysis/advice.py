@@ -15,7 +15,7 @@ from ..dumps.environment import HLO_DEBUG, is_version
 from ..model import element_value, is_library_file
 from .findings import (ARGUMENT_PASSING, ARGUMENT_SHARDING, DEVICE_MESH, EVERY_MATMUL, REWIRED,
                        RESULT_SHARDING, SHARDING_ANNOTATION, SIXTY_FOUR_BIT, Finding)
-from .recompute import RECOMPUTATION
+from .recompute import is_checkpointing
 from .unroll import is_unrolling
 
 
@@ -211,11 +211,6 @@ def _scalar(finding: Finding) -> bool:
 def _sixty_four_bit(finding: Finding) -> bool:
     """Values widened to 64 bits in a run that alone has such (findings.py says so)."""
     return finding.summary.startswith(SIXTY_FOUR_BIT)
-
-
-def _recomputation(finding: Finding) -> bool:
-    """A change of what jax.checkpoint recomputes (recompute.py says so)."""
-    return finding.summary.startswith(RECOMPUTATION)
 
 
 def _every_matmul(finding: Finding) -> bool:
@@ -507,7 +502,7 @@ RULES = (
          "A dtype changed: check mixed-precision settings and astype/casts {here}."),
     # a block wrapped in jax.checkpoint, or another policy, read "replaced: 8
     # ops by 170 ops" above a dozen renamed scopes (recompute.py)
-    Rule("replaced", None, _recomputation,
+    Rule("replaced", None, is_checkpointing,
          "What the backward pass recomputes instead of keeping changed: a block was wrapped "
          "in jax.checkpoint (jax.remat, flax's nn.remat, equinox's filter_checkpoint) in one "
          "run only, or its policy= (jax.checkpoint_policies) or prevent_cse= differs. "
