@@ -28,6 +28,7 @@ from __future__ import annotations
 import filecmp
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -404,21 +405,29 @@ def _fold_environment(findings: list[Finding]) -> list[Finding]:
     renamed axes. A result returned with another sharding (jit's
     out_shardings) brings XLA's sharding of the unnamed tuple element JAX
     returns it in."""
-    for cause, follows in ((_is_version, _from_version), (_is_device_count, _partitioning),
-                           (_is_trace_counter, _is_module_number), (_is_mesh_change, _on_the_mesh),
-                           (_is_result_sharding, _result_plumbing),
-                           (_is_sharding_annotation, _header_partitioning),
-                           (_is_partition_spec, _partitioning_by_xla),
-                           (_is_argument_sharding, _partitioning_by_xla)):
+    for cause, follows in ((_is_version, _alone(_from_version)),
+                           (_is_device_count, _alone(_partitioning)),
+                           (_is_trace_counter, _alone(_is_module_number)),
+                           (_is_mesh_change, _on_the_mesh),
+                           (_is_result_sharding, _alone(_result_plumbing)),
+                           (_is_sharding_annotation, _alone(_header_partitioning)),
+                           (_is_partition_spec, _alone(_partitioning_by_xla)),
+                           (_is_argument_sharding, _alone(_partitioning_by_xla))):
         home = next((f for f in findings if cause(f)), None)
         if home is None:
             continue
-        folded = [f for f in findings if f.kind != "environment" and not cause(f) and (
-            follows(f, home) if follows is _on_the_mesh else follows(f))]
+        folded = [f for f in findings
+                  if f.kind != "environment" and not cause(f) and follows(f, home)]
         if not folded:
             continue
         findings = taken_under(findings, home, folded)
     return findings
+
+
+def _alone(follows: Callable[[Finding], bool]) -> Callable[[Finding, Finding], bool]:
+    """``follows`` asked of a finding whatever its cause's values (most rules
+    of ``_fold_environment``; a mesh's renamed axes are read off the mesh)."""
+    return lambda finding, _home: follows(finding)
 
 
 def _fold_checkpointing(findings: list[Finding], stage: StageDiff,
